@@ -1,0 +1,105 @@
+import compress from "@fastify/compress";
+import { ApiErrorSchema, ERROR_CODES } from "@flotilla/contracts/api-errors";
+import Fastify, { type FastifyInstance } from "fastify";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Config } from "./config";
+import { type DatabaseHandle, openDatabase } from "./db/client";
+import { loadOrCreateSecret } from "./lib/secrets";
+import { registerNewsletterRoutes } from "./modules/newsletter/routes";
+import { registerSignupRoutes } from "./modules/signup/routes";
+import { registerErrorHandler } from "./plugins/errors";
+import { registerOpenApi } from "./plugins/openapi";
+import { registerRateLimit } from "./plugins/rate-limit";
+import { registerSecurity } from "./plugins/security";
+import { sitePlugin } from "./plugins/site";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    database: DatabaseHandle;
+  }
+}
+
+/** Query strings can carry tokens (unsubscribe links): logs keep the path only. */
+function pathOnly(url: string): string {
+  const at = url.indexOf("?");
+  return at === -1 ? url : `${url.slice(0, at)}?…`;
+}
+
+/** Builds the whole service without listening: the server entry and the tests both use it. */
+export async function buildApp(config: Config): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      config.logLevel === "silent"
+        ? false
+        : {
+            level: config.logLevel,
+            redact: ["req.headers.authorization", "req.headers.cookie"],
+            serializers: {
+              req: (req) => ({ method: req.method, url: pathOnly(req.url), remoteAddress: req.ip }),
+            },
+          },
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    genReqId: () => crypto.randomUUID(),
+  });
+  // The API speaks JSON only: anything else is a 415, not a string the schema then rejects.
+  app.removeContentTypeParser("text/plain");
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+
+  const database = await openDatabase(config.database);
+  app.decorate("database", database);
+  app.addHook("onClose", async () => database.close());
+  const secret = config.appSecret ?? loadOrCreateSecret(config.dataDir);
+
+  await registerSecurity(app, config);
+  await registerRateLimit(app, config);
+  await registerOpenApi(app);
+  await app.register(compress, { threshold: 1024 });
+
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.get(
+    "/api/health",
+    {
+      schema: {
+        tags: ["Service"],
+        summary: "Liveness",
+        response: { 200: z.object({ success: z.literal(true), status: z.literal("ok") }) },
+      },
+    },
+    async () => ({ success: true as const, status: "ok" as const }),
+  );
+  api.get(
+    "/api/ready",
+    {
+      schema: {
+        tags: ["Service"],
+        summary: "Readiness: the database answers",
+        response: { 200: z.object({ success: z.literal(true), status: z.literal("ready") }), 503: ApiErrorSchema },
+      },
+    },
+    async (_request, reply) => {
+      try {
+        await database.ping();
+        return { success: true as const, status: "ready" as const };
+      } catch {
+        return reply.code(503).send({ success: false, error: "Database unavailable", code: "NOT_READY" });
+      }
+    },
+  );
+  api.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  registerSignupRoutes(app, { db: database.db, config });
+  registerNewsletterRoutes(app, { db: database.db, config, secret });
+
+  // Unknown API routes answer JSON, never the site's 404 page.
+  app.all("/api/*", { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(404).send({ success: false, error: "Not found", code: ERROR_CODES.notFound }),
+  );
+
+  if (config.siteDir) await app.register(sitePlugin, { root: config.siteDir, production: config.env === "production" });
+
+  return app;
+}

@@ -1,0 +1,87 @@
+/**
+ * Admin CLI for the people running the beta:
+ *   npm run admin -- signups export --format csv|json
+ *   npm run admin -- subscribers export --format csv|json   (includes each subscriber's unsubscribe link)
+ * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). With PGlite,
+ * stop the server first: an embedded database has one owner at a time.
+ */
+import { loadConfig } from "../config";
+import { openDatabase } from "../db/client";
+import { loadOrCreateSecret } from "../lib/secrets";
+import { listSubscribers } from "../modules/newsletter/queries";
+import { unsubscribeToken } from "../modules/newsletter/service";
+import { listSignups } from "../modules/signup/queries";
+
+const USAGE = `Usage:
+  admin signups export [--format csv|json]
+  admin subscribers export [--format csv|json]`;
+
+type Row = Record<string, string | number | boolean | null>;
+
+function csvCell(value: Row[string]): string {
+  const text = value === null ? "" : String(value);
+  // Quote always; neutralise spreadsheet formulas (=, +, -, @) so an export cannot run code when opened.
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+export function toCsv(rows: Row[]): string {
+  if (rows.length === 0) return "";
+  const headers = Object.keys(rows[0]!);
+  return [headers.join(","), ...rows.map((row) => headers.map((h) => csvCell(row[h] ?? null)).join(","))].join("\n");
+}
+
+function option(args: string[], name: string, fallback: string): string {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 && args[at + 1] ? args[at + 1]! : fallback;
+}
+
+export async function main(args: string[]): Promise<number> {
+  const [subject, verb] = args;
+  const format = option(args, "format", "csv");
+  if (!["signups", "subscribers"].includes(subject ?? "") || verb !== "export" || !["csv", "json"].includes(format)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const database = await openDatabase(config.database);
+  try {
+    let rows: Row[];
+    if (subject === "signups") {
+      rows = (await listSignups(database.db)).map((s) => ({
+        email: s.email,
+        name: s.name,
+        company: s.company,
+        role: s.role,
+        ai_experience: s.aiExperience,
+        platform: s.platform,
+        interests: s.interests,
+        newsletter: s.newsletter,
+        created_at: s.createdAt.toISOString(),
+        updated_at: s.updatedAt.toISOString(),
+      }));
+    } else {
+      const secret = config.appSecret ?? loadOrCreateSecret(config.dataDir);
+      rows = (await listSubscribers(database.db)).map((s) => ({
+        email: s.email,
+        source: s.source,
+        subscribed_at: s.subscribedAt.toISOString(),
+        unsubscribed_at: s.unsubscribedAt?.toISOString() ?? null,
+        unsubscribe_url: `${config.publicOrigin}/newsletter/unsubscribe?token=${encodeURIComponent(unsubscribeToken(secret, s.id))}`,
+      }));
+    }
+    process.stdout.write(format === "json" ? `${JSON.stringify(rows, null, 2)}\n` : `${toCsv(rows)}\n`);
+    console.error(`${rows.length} ${subject} exported.`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

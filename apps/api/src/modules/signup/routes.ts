@@ -1,0 +1,30 @@
+import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
+import { SignupRequestSchema, SignupResponseSchema } from "@flotilla/contracts/signup";
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Config } from "../../config";
+import type { Database } from "../../db/client";
+import { maskEmail } from "../../lib/privacy";
+import { recordSignup } from "./service";
+
+export function registerSignupRoutes(app: FastifyInstance, deps: { db: Database; config: Config }) {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    "/api/signup",
+    {
+      schema: {
+        tags: ["Early access"],
+        summary: "Join the early-access programme",
+        description:
+          "Stores the answers of the early-access form. A repeat signup with the same email (any case) updates the answers and succeeds too, so the response never reveals who signed up.",
+        body: SignupRequestSchema,
+        response: { 200: SignupResponseSchema, 400: ApiErrorSchema, 413: ApiErrorSchema, 429: ApiErrorSchema },
+      },
+      config: { rateLimit: { max: deps.config.rateLimits.signupPerMinute, timeWindow: "1 minute" } },
+    },
+    async (request) => {
+      const { created } = await recordSignup(deps.db, request.body);
+      request.log.info({ email: maskEmail(request.body.email), created }, "early-access signup");
+      return { success: true as const, message: "You're on the list. We'll be in touch soon." };
+    },
+  );
+}

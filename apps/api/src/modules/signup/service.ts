@@ -1,0 +1,34 @@
+import type { SignupRequestSchema } from "@flotilla/contracts/signup";
+import type { z } from "zod";
+import type { Database } from "../../db/client";
+import { normalizeEmail } from "../../lib/privacy";
+import { subscribe } from "../newsletter/service";
+import { upsertSignup } from "./queries";
+
+export type SignupInput = z.output<typeof SignupRequestSchema>;
+
+/**
+ * Stores the answers; a repeat signup with the same email (any case) updates them. Newsletter opt-in
+ * subscribes in the same transaction, so a signup is never half-written.
+ */
+export async function recordSignup(db: Database, input: SignupInput): Promise<{ created: boolean }> {
+  return db.transaction(async (tx) => {
+    const result = await upsertSignup(tx, {
+      email: input.email,
+      emailNormalized: normalizeEmail(input.email),
+      name: input.name,
+      company: input.company,
+      role: input.role,
+      aiExperience: input.ai_experience,
+      platform: input.platform,
+      interests: input.interests
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean)
+        .join(", "),
+      newsletter: input.newsletter,
+    });
+    if (input.newsletter) await subscribe(tx, input.email, "signup");
+    return result;
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * One error handler for the whole API: bad input → 400 with the schema's message, malformed JSON → 400,
+ * oversized body → 413, rate limits → 429; nothing a client sends produces a 5xx or a stack trace.
+ */
+import { ERROR_CODES } from "@flotilla/contracts/api-errors";
+import type { FastifyError, FastifyInstance } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+
+/** A failure a service raises on purpose, with the status and message the client should see. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function registerErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof HttpProblem) {
+      return reply.code(error.statusCode).send({ success: false, error: error.message, code: error.code });
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const first = error.validation[0];
+      const field = first?.instancePath?.replace(/^\//, "").replace(/\//g, ".");
+      const message = first?.message ?? "Invalid request";
+      return reply.code(400).send({
+        success: false,
+        error: message.startsWith("Invalid input") && field ? `${field}: ${message}` : message,
+        code: ERROR_CODES.validation,
+      });
+    }
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      return reply
+        .code(413)
+        .send({ success: false, error: "Request body is too large", code: ERROR_CODES.payloadTooLarge });
+    }
+    if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      return reply.code(415).send({
+        success: false,
+        error: "Send JSON with Content-Type: application/json",
+        code: ERROR_CODES.unsupportedMediaType,
+      });
+    }
+    if (
+      error.code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+      error instanceof SyntaxError ||
+      error.code === "FST_ERR_CTP_INVALID_JSON_BODY"
+    ) {
+      return reply.code(400).send({ success: false, error: "Malformed JSON body", code: ERROR_CODES.malformedJson });
+    }
+    if (error.statusCode === 429) {
+      return reply.code(429).send({ success: false, error: error.message, code: ERROR_CODES.rateLimited });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ success: false, error: error.message || "Bad request", code: error.code });
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return reply.code(500).send({ success: false, error: "Internal server error", code: ERROR_CODES.internal });
+  });
+}

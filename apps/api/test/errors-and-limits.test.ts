@@ -1,0 +1,70 @@
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validSignup } from "./fixtures";
+import { createTestApp } from "./helpers/test-app";
+
+let app: FastifyInstance;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ app, close } = await createTestApp({ rateLimits: { signupPerMinute: 3, perMinute: 100 } }));
+});
+afterAll(() => close());
+
+describe("errors, readiness, headers and rate limits", () => {
+  it("answers readiness when the database is reachable", async () => {
+    expect((await app.inject("/api/ready")).json()).toEqual({ success: true, status: "ready" });
+  });
+
+  it("answers unknown API routes and methods with JSON 404", async () => {
+    for (const [method, url] of [
+      ["GET", "/api/nope"],
+      ["DELETE", "/api/signup"],
+      ["PUT", "/api/health"],
+    ] as const) {
+      const response = await app.inject({ method, url });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
+    }
+  });
+
+  it("publishes an OpenAPI 3 document describing the routes", async () => {
+    const doc = (await app.inject("/api/openapi.json")).json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/signup", "/api/newsletter", "/api/health"]));
+    expect(doc.paths["/api/signup"].post.requestBody.content["application/json"].schema.properties.email).toBeDefined();
+  });
+
+  it("sends security headers on API responses and keeps CORS closed", async () => {
+    const response = await app.inject({ url: "/api/health", headers: { origin: "https://evil.example" } });
+    expect(response.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    expect(response.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(response.headers["strict-transport-security"]).toBeUndefined(); // production only
+  });
+
+  it("rate-limits signups per client address with 429, Retry-After and X-RateLimit headers", async () => {
+    const send = (ip: string, i: number) =>
+      app.inject({
+        method: "POST",
+        url: "/api/signup",
+        remoteAddress: ip,
+        payload: validSignup({ email: `rl${i}@example.com` }),
+      });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await send("10.0.0.1", i)).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await send("10.0.0.1", 9);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({
+      success: false,
+      code: "RATE_LIMITED",
+      error: expect.stringMatching(/Too many requests/),
+    });
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    expect(limited.headers["x-ratelimit-limit"]).toBe("3");
+    expect(limited.headers["x-ratelimit-remaining"]).toBe("0");
+    // Another address has its own budget.
+    expect((await send("10.0.0.2", 10)).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * A fresh app and database per test file: in-memory PGlite by default; a throw-away PostgreSQL database
+ * when the suite runs in its PostgreSQL project (TEST_DATABASE_URL set, FLOTILLA_TEST_DB=postgres).
+ */
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { buildApp } from "../../src/app";
+import { type Config, loadConfig } from "../../src/config";
+import type { DatabaseOptions } from "../../src/db/client";
+
+export const onPostgres = process.env.FLOTILLA_TEST_DB === "postgres" && Boolean(process.env.TEST_DATABASE_URL);
+
+export interface TestDatabase {
+  options: DatabaseOptions;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!onPostgres) return { options: { kind: "pglite", dataDir: null }, drop: async () => {} };
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const name = `flotilla_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    options: { kind: "postgres", url: url.toString(), poolSize: 20 },
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({ LOG_LEVEL: "silent", NODE_ENV: "test" }),
+    siteDir: null,
+    dataDir: null,
+    appSecret: "test-secret-test-secret-test-secret-1234",
+    rateLimits: { signupPerMinute: 100_000, perMinute: 100_000 },
+    ...overrides,
+  };
+}
+
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const app = await buildApp(testConfig({ database: database.options, ...overrides }));
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

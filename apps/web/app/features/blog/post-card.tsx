@@ -1,0 +1,34 @@
+import type { BlogPost } from "@flotilla/contracts";
+import { Link } from "react-router";
+import { BlogImage } from "./blog-image";
+import { CategoryBadge, PostMeta } from "./post-meta";
+
+export function PostCard({ post, featured = false }: { post: BlogPost; featured?: boolean }) {
+  return (
+    <article
+      className={`group relative flex overflow-hidden rounded-2xl border border-border bg-bg-elevated transition-shadow hover:shadow-lg hover:shadow-sky-900/5 ${
+        featured ? "flex-col lg:flex-row" : "flex-col"
+      }`}
+      data-featured={featured || undefined}
+    >
+      <div className={featured ? "lg:w-3/5" : ""}>
+        <BlogImage src={post.image} alt="" eager={featured} />
+      </div>
+      <div className={`flex flex-1 flex-col p-6 ${featured ? "lg:justify-center lg:p-10" : ""}`}>
+        <div className="flex items-center gap-2">
+          {featured && <span className="text-xs font-semibold uppercase tracking-wider text-fg-muted">Featured</span>}
+          <CategoryBadge category={post.category} />
+        </div>
+        <h2 className={`mt-3 font-semibold tracking-tight ${featured ? "text-2xl sm:text-3xl" : "text-lg"}`}>
+          <Link to={`/blog/${post.slug}`} className="after:absolute after:inset-0 group-hover:text-accent">
+            {post.title}
+          </Link>
+        </h2>
+        <p className="mt-3 flex-1 text-sm leading-6 text-fg-muted">{post.excerpt}</p>
+        <div className="mt-5">
+          <PostMeta post={post} />
+        </div>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * Markdown → HTML at build time: GitHub-flavoured Markdown, heading ids for the outline,
+ * code highlighted by Shiki in both themes, copy buttons on code blocks, sized lazy screenshots.
+ */
+import rehypeShiki from "@shikijs/rehype";
+import type { Element, ElementContent, Root } from "hast";
+import { toString as hastToString } from "hast-util-to-string";
+import rehypeSlug from "rehype-slug";
+import rehypeStringify from "rehype-stringify";
+import remarkGfm from "remark-gfm";
+import remarkParse from "remark-parse";
+import remarkRehype from "remark-rehype";
+import { unified } from "unified";
+import { visit } from "unist-util-visit";
+import type { Heading, Section } from "./types";
+
+/** Intrinsic sizes of the images the content uses, so the browser reserves their space (no layout shift). */
+const IMAGE_SIZES: Record<string, { width: number; height: number }> = {
+  "/images/docs/task-board.webp": { width: 1600, height: 1000 },
+  "/images/docs/agent-editor.webp": { width: 1600, height: 1000 },
+};
+
+function isElement(node: unknown, tagName: string): node is Element {
+  return (node as Element)?.type === "element" && (node as Element).tagName === tagName;
+}
+
+/** Collects h2/h3 for the on-this-page outline and decorates images, links and code blocks. */
+function rehypeFlotilla(headings: Heading[]) {
+  return () => (tree: Root) => {
+    visit(tree, "element", (node, index, parent) => {
+      if ((node.tagName === "h2" || node.tagName === "h3") && typeof node.properties.id === "string") {
+        headings.push({ depth: node.tagName === "h2" ? 2 : 3, id: node.properties.id, text: hastToString(node) });
+      }
+      if (node.tagName === "img") {
+        const src = String(node.properties.src ?? "");
+        const size = IMAGE_SIZES[src];
+        node.properties = {
+          ...node.properties,
+          loading: "lazy",
+          decoding: "async",
+          className: ["content-image"],
+          ...(size ?? {}),
+        };
+      }
+      if (node.tagName === "a") {
+        const href = String(node.properties.href ?? "");
+        if (/^https?:\/\//.test(href)) {
+          node.properties = { ...node.properties, rel: ["noopener", "noreferrer"], target: "_blank" };
+        }
+      }
+      if (node.tagName === "pre" && parent && typeof index === "number" && !isElement(parent, "div")) {
+        const language = String((node.properties.dataLanguage as string | undefined) ?? "");
+        const button: ElementContent = {
+          type: "element",
+          tagName: "button",
+          properties: { type: "button", className: ["copy-code"], dataCopy: "", ariaLabel: "Copy code" },
+          children: [{ type: "text", value: "Copy" }],
+        };
+        const label: ElementContent[] = language
+          ? [
+              {
+                type: "element",
+                tagName: "span",
+                properties: { className: ["code-lang"] },
+                children: [{ type: "text", value: language }],
+              },
+            ]
+          : [];
+        parent.children[index] = {
+          type: "element",
+          tagName: "div",
+          properties: { className: ["code-block"] },
+          children: [...label, button, node],
+        };
+        return "skip";
+      }
+      return undefined;
+    });
+  };
+}
+
+export interface RenderedMarkdown {
+  html: string;
+  headings: Heading[];
+  /** Plain text grouped under the nearest heading: the docs search index is built from these. */
+  sections: Section[];
+}
+
+/** Splits the document's top-level blocks into sections that start at each h2/h3. */
+function collectSections(tree: Root, sections: Section[]) {
+  let current: Section = { id: "", heading: "", text: "" };
+  for (const node of tree.children) {
+    if (node.type === "element" && (node.tagName === "h2" || node.tagName === "h3")) {
+      if (current.text.trim() || current.heading) sections.push(current);
+      current = { id: String(node.properties.id ?? ""), heading: hastToString(node), text: "" };
+    } else if (node.type === "element") {
+      current.text += ` ${hastToString(node)}`;
+    }
+  }
+  if (current.text.trim() || current.heading) sections.push(current);
+  for (const section of sections) section.text = section.text.replace(/\s+/g, " ").trim();
+}
+
+export async function renderMarkdown(markdown: string): Promise<RenderedMarkdown> {
+  const headings: Heading[] = [];
+  const sections: Section[] = [];
+  const file = await unified()
+    .use(remarkParse)
+    .use(remarkGfm)
+    .use(remarkRehype)
+    .use(rehypeSlug)
+    .use(rehypeShiki, {
+      themes: { light: "github-light", dark: "github-dark" },
+      defaultColor: "light",
+      addLanguageClass: true,
+      transformers: [
+        {
+          pre(node) {
+            node.properties.dataLanguage = this.options.lang;
+            node.properties.tabindex = "0";
+          },
+        },
+      ],
+    })
+    .use(rehypeFlotilla(headings))
+    .use(() => (tree: Root) => collectSections(tree, sections))
+    .use(rehypeStringify)
+    .process(markdown);
+  return { html: String(file), headings, sections };
+}

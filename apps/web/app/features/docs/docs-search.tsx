@@ -1,0 +1,179 @@
+import { docHref } from "@flotilla/contracts";
+import { FileText, Search } from "lucide-react";
+import type MiniSearch from "minisearch";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
+import { useNavigate } from "react-router";
+import { Modal } from "../../components/modal";
+import { SEARCH_INDEX_PATH, SEARCH_OPTIONS, type SearchDocument } from "./search-index";
+
+type Index = MiniSearch<SearchDocument>;
+interface Hit {
+  id: string;
+  slug: string;
+  page: string;
+  heading: string;
+  text: string;
+}
+
+let indexPromise: Promise<Index> | null = null;
+/** The index and MiniSearch itself load on first use only. */
+function loadIndex(): Promise<Index> {
+  indexPromise ??= Promise.all([import("minisearch"), fetch(SEARCH_INDEX_PATH).then((r) => r.text())])
+    .then(([module, json]) => module.default.loadJSON<SearchDocument>(json, SEARCH_OPTIONS as never))
+    .catch((error) => {
+      indexPromise = null;
+      throw error;
+    });
+  return indexPromise;
+}
+
+function snippet(text: string, query: string): string {
+  const word = query.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
+  const at = word ? text.toLowerCase().indexOf(word) : -1;
+  const start = Math.max(0, at - 40);
+  return `${start > 0 ? "…" : ""}${text.slice(start, start + 140)}${text.length > start + 140 ? "…" : ""}`;
+}
+
+/** Ctrl/⌘ K or "/" (outside a text field) opens the search. */
+export function useDocsSearchShortcut(open: () => void) {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement;
+      const typing = target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName);
+      if ((event.key === "k" && (event.metaKey || event.ctrlKey)) || (event.key === "/" && !typing)) {
+        event.preventDefault();
+        open();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [open]);
+}
+
+export function DocsSearchButton({ onOpen }: { onOpen: () => void }) {
+  return (
+    <button
+      type="button"
+      onClick={onOpen}
+      className="flex w-full items-center gap-2 rounded-lg border border-border bg-bg-elevated px-3 py-2 text-sm text-fg-muted hover:border-sky-500/50"
+      aria-keyshortcuts="Control+K Meta+K /"
+    >
+      <Search className="size-4" aria-hidden="true" />
+      <span className="flex-1 text-left">Search docs</span>
+      <kbd className="rounded border border-border px-1.5 font-mono text-[11px]">Ctrl K</kbd>
+    </button>
+  );
+}
+
+/** One search dialog per docs layout; any number of buttons open it. */
+export function DocsSearchDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [query, setQuery] = useState("");
+  const [hits, setHits] = useState<Hit[]>([]);
+  const [active, setActive] = useState(0);
+  const [state, setState] = useState<"idle" | "loading" | "error">("idle");
+  const navigate = useNavigate();
+  const listId = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    inputRef.current?.focus();
+    if (!indexPromise) setState("loading");
+    loadIndex().then(
+      () => setState("idle"),
+      () => setState("error"),
+    );
+  }, [open]);
+
+  useEffect(() => {
+    let cancelled = false;
+    if (!query.trim()) {
+      setHits([]);
+      return;
+    }
+    loadIndex().then(
+      (index) => {
+        if (cancelled) return;
+        setHits(index.search(query).slice(0, 8) as unknown as Hit[]);
+        setActive(0);
+      },
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [query]);
+
+  const close = useCallback(() => {
+    onClose();
+    setQuery("");
+  }, [onClose]);
+  const go = (hit: Hit) => {
+    close();
+    navigate(`${docHref(hit.slug)}${hit.id.includes("#") && hit.id.split("#")[1] ? `#${hit.id.split("#")[1]}` : ""}`);
+  };
+
+  return (
+    <Modal open={open} onClose={close} title="Search the docs" hideTitle className="max-w-xl self-start sm:mt-24">
+      <div className="flex items-center gap-2 border-b border-border pb-3 pr-10">
+        <Search className="size-5 text-fg-muted" aria-hidden="true" />
+        <input
+          ref={inputRef}
+          type="search"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "ArrowDown") {
+              event.preventDefault();
+              setActive((i) => Math.min(i + 1, hits.length - 1));
+            } else if (event.key === "ArrowUp") {
+              event.preventDefault();
+              setActive((i) => Math.max(i - 1, 0));
+            } else if (event.key === "Enter" && hits[active]) {
+              event.preventDefault();
+              go(hits[active]);
+            }
+          }}
+          placeholder="Search agents, worktrees, memory…"
+          aria-label="Search the docs"
+          role="combobox"
+          aria-expanded={hits.length > 0}
+          aria-controls={listId}
+          aria-activedescendant={hits[active] ? `${listId}-${active}` : undefined}
+          className="w-full bg-transparent py-1 text-base outline-none placeholder:text-fg-muted"
+        />
+      </div>
+      <div className="mt-3 min-h-24" aria-live="polite">
+        {state === "loading" && <p className="text-sm text-fg-muted">Loading the search index…</p>}
+        {state === "error" && <p className="text-sm text-rose-600">The search index could not be loaded. Try again.</p>}
+        {state === "idle" && query.trim() !== "" && hits.length === 0 && (
+          <p className="text-sm text-fg-muted">No results for “{query}”.</p>
+        )}
+        <div id={listId} role="listbox" aria-label="Results" className="space-y-1">
+          {hits.map((hit, i) => (
+            <div
+              key={hit.id}
+              id={`${listId}-${i}`}
+              role="option"
+              aria-selected={i === active}
+              tabIndex={-1}
+              onMouseEnter={() => setActive(i)}
+              onClick={() => go(hit)}
+              onKeyDown={(event) => event.key === "Enter" && go(hit)}
+              className={`flex cursor-pointer gap-3 rounded-lg px-3 py-2.5 ${i === active ? "bg-bg-subtle" : ""}`}
+            >
+              <FileText className="mt-0.5 size-4 shrink-0 text-fg-muted" aria-hidden="true" />
+              <span className="min-w-0">
+                <span className="block text-sm font-medium">
+                  {hit.page}
+                  {hit.heading && <span className="text-fg-muted"> › {hit.heading}</span>}
+                </span>
+                <span className="mt-0.5 block truncate text-xs text-fg-muted">{snippet(hit.text, query)}</span>
+              </span>
+            </div>
+          ))}
+        </div>
+      </div>
+    </Modal>
+  );
+}

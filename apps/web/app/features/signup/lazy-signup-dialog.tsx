@@ -1,0 +1,86 @@
+/**
+ * The signup modal's entry point for the site layout. The form and what it needs (the contracts'
+ * signup schema and zod) live in a separate chunk fetched on first open: public pages ship none of it.
+ * Keep this file free of static imports from ./signup-dialog, ./api, ./form and @flotilla/contracts/signup.
+ */
+import { Loader2, WifiOff } from "lucide-react";
+import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { buttonClass } from "../../components/button";
+import { Modal } from "../../components/modal";
+import type { SignupDialogProps } from "./signup-dialog";
+
+const TITLE = "Get Early Access";
+
+const SignupDialog = lazy(() =>
+  import("./signup-dialog").then(
+    (module) => ({ default: module.SignupDialog }),
+    // A failed chunk download (offline, or a deploy replaced the file) must not take the page down.
+    () => ({ default: SignupUnavailable }),
+  ),
+);
+
+export function LazySignupDialog({ open, onClose }: SignupDialogProps) {
+  // Mount (and so download) the dialog on first open only; keep it mounted afterwards so that its
+  // 300 ms reset after close still runs.
+  const [requested, setRequested] = useState(open);
+  if (open && !requested) setRequested(true);
+  useRestoreFocus(open);
+
+  if (!requested) return null;
+  return (
+    <Suspense fallback={<SignupLoading open={open} onClose={onClose} />}>
+      <SignupDialog open={open} onClose={onClose} />
+    </Suspense>
+  );
+}
+
+/**
+ * The native dialog returns focus to what was focused before showModal(). On first open the loading
+ * dialog is swapped for the real one, so the real one would give focus back to <body>: remember the
+ * opener ourselves and restore it when nothing else took focus.
+ */
+function useRestoreFocus(open: boolean) {
+  const opener = useRef<HTMLElement | null>(null);
+  // Layout effect: runs before the dialog's showModal() (a passive effect) moves focus into it.
+  useLayoutEffect(() => {
+    if (!open) return;
+    const active = document.activeElement;
+    if (active instanceof HTMLElement && !active.closest("dialog")) opener.current = active;
+  }, [open]);
+  // Passive effect: runs after the dialog's close() and the browser's own focus return.
+  useEffect(() => {
+    if (open) return;
+    const target = opener.current;
+    opener.current = null;
+    if (target?.isConnected && (document.activeElement === null || document.activeElement === document.body)) {
+      target.focus();
+    }
+  }, [open]);
+}
+
+function SignupLoading({ open, onClose }: SignupDialogProps) {
+  return (
+    <Modal open={open} onClose={onClose} title={TITLE} className="max-w-xl">
+      <p role="status" className="flex items-center justify-center gap-2 py-16 text-sm text-fg-muted">
+        <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+        Loading the form…
+      </p>
+    </Modal>
+  );
+}
+
+function SignupUnavailable({ open, onClose }: SignupDialogProps) {
+  return (
+    <Modal open={open} onClose={onClose} title={TITLE} className="max-w-xl">
+      <div className="py-8 text-center">
+        <WifiOff className="mx-auto size-8 text-fg-muted" aria-hidden="true" />
+        <p className="mt-4 text-fg-muted" role="alert">
+          We couldn't load the signup form. Check your connection, then reload the page and try again.
+        </p>
+        <button type="button" className={buttonClass("primary", "md", "mt-6")} onClick={() => window.location.reload()}>
+          Reload page
+        </button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,89 @@
+import { BLOG_CATEGORIES, type BlogCategory, filterPosts } from "@flotilla/contracts";
+import { useState } from "react";
+import { Link } from "react-router";
+import { subscribeToNewsletter } from "../features/blog/api";
+import { PostCard } from "../features/blog/post-card";
+import { StayUpdated } from "../features/blog/stay-updated";
+import { listPosts } from "../features/content/content.server";
+import { seo } from "../lib/seo";
+import type { Route } from "./+types/blog-index";
+
+export const loader = () => ({ posts: listPosts() });
+
+export const meta = () =>
+  seo({
+    title: "Blog",
+    description:
+      "Tutorials, deep dives and announcements from the Flotilla team: agent coordination, memory, MCP servers, prompts and the way we build.",
+    path: "/blog",
+  });
+
+export default function BlogIndex({ loaderData }: Route.ComponentProps) {
+  const [category, setCategory] = useState<BlogCategory>("All");
+  const [featured, ...rest] = filterPosts(loaderData.posts, category);
+
+  return (
+    <div className="mx-auto max-w-7xl px-4 py-20 sm:px-6 lg:px-8">
+      <header className="max-w-2xl">
+        <p className="text-sm font-semibold uppercase tracking-wider text-accent">Blog</p>
+        <h1 className="mt-3 text-4xl font-semibold tracking-tight sm:text-5xl">Notes from the command centre</h1>
+        <p className="mt-5 text-lg leading-8 text-fg-muted">
+          How we think about agents, memory and review, and how to get the most out of Flotilla.
+        </p>
+      </header>
+
+      <fieldset className="mt-10 flex flex-wrap gap-2" aria-label="Filter posts by category">
+        <legend className="sr-only">Filter posts by category</legend>
+        {BLOG_CATEGORIES.map((name) => (
+          <button
+            key={name}
+            type="button"
+            aria-pressed={category === name}
+            onClick={() => setCategory(name)}
+            className={`rounded-full border px-3.5 py-1.5 text-sm font-medium transition-colors ${
+              category === name
+                ? "border-transparent bg-brand text-white"
+                : "border-border bg-bg-elevated text-fg-muted hover:text-fg"
+            }`}
+          >
+            {name}
+          </button>
+        ))}
+      </fieldset>
+
+      <div className="mt-10 grid gap-10 lg:grid-cols-[1fr_18rem]">
+        <div className="min-w-0" aria-live="polite">
+          {featured && <PostCard post={featured} featured />}
+          <div className="mt-8 grid grid-cols-1 gap-6 md:grid-cols-2 xl:grid-cols-3" data-testid="post-grid">
+            {rest.map((post) => (
+              <PostCard key={post.slug} post={post} />
+            ))}
+          </div>
+        </div>
+        <aside className="space-y-6">
+          <section className="rounded-2xl border border-border bg-bg-elevated p-6" aria-labelledby="plans-box-title">
+            <h2 id="plans-box-title" className="font-semibold">
+              Pricing and Plans
+            </h2>
+            <p className="mt-1 text-sm text-fg-muted">
+              Self-hosted is free. See what each plan adds and how licenses work.
+            </p>
+            <ul className="mt-4 space-y-2 text-sm">
+              <li>
+                <Link to="/pricing" className="font-medium text-accent hover:underline">
+                  Compare plans →
+                </Link>
+              </li>
+              <li>
+                <Link to="/docs/pricing" className="font-medium text-accent hover:underline">
+                  Pricing overview in the docs →
+                </Link>
+              </li>
+            </ul>
+          </section>
+          <StayUpdated subscribe={subscribeToNewsletter} />
+        </aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import { ArrowLeft } from "lucide-react";
+import { Link } from "react-router";
+import { BlogImage } from "../features/blog/blog-image";
+import { CategoryBadge, PostMeta } from "../features/blog/post-meta";
+import { readPost } from "../features/content/content.server";
+import { MarkdownArticle } from "../features/content/markdown-article";
+import { seo } from "../lib/seo";
+import type { Route } from "./+types/blog-post";
+
+export async function loader({ params }: Route.LoaderArgs) {
+  const result = await readPost(params.slug);
+  if (!result) throw new Response("Not Found", { status: 404 });
+  return result;
+}
+
+export const meta = ({ loaderData }: Route.MetaArgs) => {
+  if (!loaderData) return [];
+  const { post } = loaderData;
+  return seo({
+    title: post.metaTitle ?? post.title,
+    description: post.metaDescription ?? post.excerpt,
+    path: `/blog/${post.slug}`,
+    image: post.image,
+    type: "article",
+  });
+};
+
+export default function BlogPostPage({ loaderData }: Route.ComponentProps) {
+  const { post, html } = loaderData;
+  return (
+    <article className="mx-auto max-w-3xl px-4 py-16 sm:px-6">
+      <Link to="/blog" className="inline-flex items-center gap-1.5 text-sm font-medium text-fg-muted hover:text-fg">
+        <ArrowLeft className="size-4" aria-hidden="true" /> Back to blog
+      </Link>
+      {post.comingSoon ? (
+        <header className="mt-8 py-16 text-center">
+          <h1 className="text-4xl font-semibold tracking-tight sm:text-5xl">Coming Soon</h1>
+          <p className="mt-4 text-fg-muted">
+            “{post.title}” is being written. Subscribe on the blog to hear when it is out.
+          </p>
+        </header>
+      ) : (
+        <>
+          <header className="mt-8">
+            <CategoryBadge category={post.category} />
+            <h1 className="mt-4 text-4xl font-semibold leading-tight tracking-tight text-balance sm:text-5xl">
+              {post.title}
+            </h1>
+            <p className="mt-5 text-lg leading-8 text-fg-muted">{post.excerpt}</p>
+            <div className="mt-6">
+              <PostMeta post={post} />
+            </div>
+          </header>
+          <div className="mt-10 overflow-hidden rounded-2xl border border-border">
+            <BlogImage src={post.image} alt="" eager />
+          </div>
+          <MarkdownArticle html={html} className="mt-12" />
+        </>
+      )}
+    </article>
+  );
+}

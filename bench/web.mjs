@@ -1,0 +1,148 @@
+// `npm run bench:web`: builds the site if needed, serves it on loopback, and prints for each key page
+// the gzip bytes of the JavaScript and CSS it loads, then Lighthouse mobile scores (Debian Chromium).
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+import { CHROMIUM_PATH, checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
+
+const PAGES = ["/", "/pricing", "/docs/agents", "/blog/memory-architecture-deep-dive"];
+const BUDGET = { js: 128 * 1024, css: 15 * 1024 };
+const PORT = Number(process.env.BENCH_PORT ?? 3200);
+const BASE = `http://127.0.0.1:${PORT}`;
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+checkNode();
+ensureDependencies();
+ensureBuild();
+
+const server = spawn(process.execPath, [join(ROOT, "apps/api/dist/server.js")], {
+  env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+  stdio: "inherit",
+});
+const stop = () => server.kill("SIGTERM");
+process.on("exit", stop);
+
+async function waitForServer() {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${BASE}/api/health`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("server did not start");
+}
+
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+
+async function measureBytes() {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS.slice(1) });
+  const rows = [];
+  for (const path of PAGES) {
+    const page = await browser.newPage();
+    const seen = new Map();
+    page.on("response", async (response) => {
+      const type = response.request().resourceType();
+      if (type !== "script" && type !== "stylesheet") return;
+      try {
+        seen.set(response.url(), { type, body: await response.body() });
+      } catch {}
+    });
+    await page.goto(`${BASE}${path}`, { waitUntil: "networkidle" });
+    await page.waitForTimeout(300);
+    let js = 0;
+    let css = 0;
+    for (const { type, body } of seen.values()) {
+      const gz = gzipSync(body, { level: 9 }).length;
+      if (type === "script") js += gz;
+      else css += gz;
+    }
+    rows.push({ path, js, css, files: seen.size });
+    await page.close();
+  }
+  await browser.close();
+  return rows;
+}
+
+async function lighthouseScores() {
+  let lighthouse;
+  let launcher;
+  try {
+    lighthouse = (await import("lighthouse")).default;
+    launcher = await import("chrome-launcher");
+  } catch {
+    return null;
+  }
+  const chrome = await launcher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: FLAGS });
+  const results = [];
+  try {
+    for (const path of PAGES) {
+      const { lhr } = await lighthouse(`${BASE}${path}`, { port: chrome.port, output: "json", logLevel: "error" });
+      const score = (id) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
+      const failing = Object.values(lhr.audits)
+        .filter(
+          (a) =>
+            a.score !== null &&
+            a.score < 0.9 &&
+            a.scoreDisplayMode !== "informative" &&
+            a.scoreDisplayMode !== "manual",
+        )
+        .map((a) => a.id);
+      results.push({
+        path,
+        performance: score("performance"),
+        accessibility: score("accessibility"),
+        bestPractices: score("best-practices"),
+        seo: score("seo"),
+        lcp: lhr.audits["largest-contentful-paint"]?.displayValue,
+        tbt: lhr.audits["total-blocking-time"]?.displayValue,
+        cls: lhr.audits["cumulative-layout-shift"]?.displayValue,
+        failing,
+      });
+    }
+  } finally {
+    await chrome.kill();
+  }
+  return results;
+}
+
+try {
+  await waitForServer();
+  const bytes = await measureBytes();
+  console.log("\nBytes loaded per page (gzip -9 of each JS/CSS response)");
+  console.log("page                                   JS gz      CSS gz   within budget");
+  for (const row of bytes) {
+    const ok = row.js <= BUDGET.js && row.css <= BUDGET.css;
+    console.log(`${row.path.padEnd(38)} ${kb(row.js).padStart(9)} ${kb(row.css).padStart(10)}   ${ok ? "yes" : "NO"}`);
+  }
+  console.log(`budget: JS ≤ ${kb(BUDGET.js)}, CSS ≤ ${kb(BUDGET.css)} (ARCHITECTURE.md, "Budgets")`);
+
+  if (!existsSync(CHROMIUM_PATH)) {
+    console.log("\nLighthouse skipped: Chromium not found.");
+  } else {
+    const scores = await lighthouseScores();
+    if (!scores) console.log("\nLighthouse skipped: the lighthouse package is not installed.");
+    else {
+      console.log("\nLighthouse 12, mobile (simulated throttling)");
+      console.log("page                                   perf  a11y  best-pr  seo   LCP      TBT     CLS");
+      for (const s of scores) {
+        console.log(
+          `${s.path.padEnd(38)} ${String(s.performance).padStart(4)} ${String(s.accessibility).padStart(5)} ${String(s.bestPractices).padStart(8)} ${String(s.seo).padStart(4)}   ${String(s.lcp).padEnd(8)} ${String(s.tbt).padEnd(7)} ${s.cls}`,
+        );
+        if (s.failing.length) console.log(`  below 90: ${s.failing.join(", ")}`);
+      }
+    }
+  }
+} finally {
+  stop();
+}

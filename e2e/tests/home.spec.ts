@@ -1,0 +1,87 @@
+import { expect, test } from "@playwright/test";
+
+test.describe("home page", () => {
+  test.beforeEach(async ({ page }) => {
+    await page.goto("/");
+  });
+
+  test("shows the hero, the sample dashboard and the six feature cards", async ({ page }) => {
+    const dashboard = page.getByRole("figure", { name: "Sample Flotilla task dashboard" });
+    await expect(dashboard).toContainText("12Active tasks");
+    await expect(dashboard).toContainText("3AI agents");
+    await expect(dashboard).toContainText("24Completed");
+    await expect(page.locator("#features li")).toHaveCount(6);
+  });
+
+  test("platform cards carry the spec's statuses and labels", async ({ page }) => {
+    const cards = page.locator("#roadmap li[data-status]");
+    await expect(cards).toHaveCount(3);
+    await expect(cards.nth(0)).toHaveAttribute("data-status", "beta-signup");
+    await expect(cards.nth(0).getByRole("button", { name: "Join Beta" })).toBeVisible();
+    await expect(cards.nth(1)).toHaveAttribute("data-status", "coming-soon");
+    await expect(cards.nth(1)).toContainText("Q1 2026");
+    await expect(cards.nth(1)).toContainText("Coming Soon");
+    await expect(cards.nth(2)).toContainText("Q2 2026");
+  });
+
+  test("the capability table marks three capabilities unavailable on the web only", async ({ page }) => {
+    const unavailable = page.locator("#roadmap tbody tr").filter({ has: page.getByLabel("Not available") });
+    await expect(unavailable).toHaveCount(3);
+    await expect(unavailable.locator("th")).toHaveText([
+      "Offline Mode",
+      "File System Integration",
+      "Native Performance",
+    ]);
+    for (const row of await unavailable.all()) {
+      await expect(row.getByLabel("Not available")).toHaveCount(1);
+      await expect(row.locator("td").first().getByLabel("Not available")).toHaveCount(1);
+    }
+  });
+
+  test("the timeline has five planned entries", async ({ page }) => {
+    const entries = page.locator("#roadmap ol li");
+    await expect(entries).toHaveCount(5);
+    await expect(entries.locator("[data-status=planned]")).toHaveCount(5);
+    await expect(entries.first()).toContainText("Q3 2025");
+    await expect(entries.last()).toContainText("Self-hosted AI models");
+  });
+
+  test("Watch Demo opens the video modal; Escape and the X close it", async ({ page }) => {
+    await page.getByRole("button", { name: "Watch Demo" }).click();
+    const dialog = page.getByRole("dialog", { name: "Product tour" });
+    await expect(dialog).toBeVisible();
+    const video = dialog.getByTestId("demo-video");
+    await expect(video).toHaveAttribute("preload", "metadata");
+    await expect(video).toHaveAttribute("src", /\.mp4$/);
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole("button", { name: "Watch Demo" })).toBeFocused();
+
+    await page.getByRole("button", { name: "Watch Demo" }).click();
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await expect(dialog).toBeHidden();
+  });
+
+  test("the demo video file is a real MP4 and the link opens it in a new tab", async ({ page, request }) => {
+    const link = page.getByRole("link", { name: "Watch Demo Video" });
+    await expect(link).toHaveAttribute("target", "_blank");
+    const href = await link.getAttribute("href");
+    const response = await request.get(href!);
+    expect(response.status()).toBe(200);
+    expect(response.headers()["content-type"]).toContain("video/mp4");
+    expect((await response.body()).length).toBeGreaterThan(100_000);
+  });
+
+  test("Get Early Access, Join Beta and the macOS card open the early-access dialog", async ({ page }) => {
+    await page.getByRole("button", { name: "Get Early Access" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Get Early Access" });
+    await expect(dialog).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await page.locator("#roadmap").getByRole("button", { name: "Join Beta" }).click();
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await page.locator("#pricing").getByRole("button", { name: "Join Beta" }).click();
+    await expect(dialog).toBeVisible();
+  });
+});

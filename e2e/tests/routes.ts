@@ -1,0 +1,33 @@
+/** Every public page and the heading a visitor sees on it. */
+export const PUBLIC_PAGES: readonly { path: string; heading: RegExp }[] = [
+  { path: "/", heading: /command centre for your AI coding agents/i },
+  { path: "/pricing", heading: /Simple plans/i },
+  { path: "/about", heading: /Our Mission/i },
+  { path: "/terms", heading: /Terms of Service/i },
+  { path: "/privacy", heading: /Privacy Policy/i },
+  { path: "/api-reference", heading: /API Reference/i },
+  { path: "/blog", heading: /Notes from the command centre/i },
+  { path: "/docs", heading: /Getting Started/i },
+  { path: "/docs/getting-started", heading: /Getting Started/i },
+  { path: "/docs/agents", heading: /Agents/i },
+  { path: "/docs/projects", heading: /Projects/i },
+  { path: "/docs/tasks", heading: /Tasks/i },
+  { path: "/docs/executors", heading: /Executors/i },
+  { path: "/docs/mcp-servers", heading: /MCP Servers/i },
+  { path: "/docs/memory-architecture", heading: /Memory Architecture/i },
+  { path: "/docs/embeddings", heading: /Local Embeddings/i },
+  { path: "/docs/prompts-and-rules", heading: /Prompts/i },
+  { path: "/docs/pricing", heading: /Pricing Overview/i },
+  { path: "/blog/getting-started-ai-agents", heading: /Getting Started with AI Agent Coordination/i },
+  { path: "/blog/memory-architecture-deep-dive", heading: /Memory Architecture Deep Dive/i },
+  { path: "/blog/mcp-server-integration", heading: /MCP Server Integration Guide/i },
+  { path: "/blog/code-editor-workflows", heading: /Code Editor Integration and Workflows/i },
+  { path: "/blog/pricing-philosophy", heading: /Pricing Philosophy/i },
+  { path: "/blog/spec-driven-vibe-coding", heading: /Spec-Driven Vibe Coding/i },
+  { path: "/blog/prompts-and-rules", heading: /Prompts and Rules/i },
+  { path: "/blog/light-dark-mode", heading: /Light and Dark Mode/i },
+  { path: "/blog/custom-workflows-tasks", heading: /Coming Soon/i },
+  { path: "/blog/collaboration-best-practices", heading: /Coming Soon/i },
+];
+
+export const CLIENT_ONLY_PAGES = ["/login", "/dashboard", "/auth/callback"] as const;

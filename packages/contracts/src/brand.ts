@@ -1,0 +1,11 @@
+/** The product's name lives here and only here. */
+export const BRAND = {
+  name: "Flotilla",
+  tagline: "The command centre for AI coding agents",
+  description:
+    "Flotilla is a desktop command centre that runs local AI coding agents on your tasks, each in its own Git worktree, with shared memory, MCP servers and a review step before anything merges.",
+  copyrightYear: 2025,
+  supportEmail: "support@flotilla.dev",
+  /** Canonical origin used for canonical URLs, Open Graph and the sitemap when PUBLIC_ORIGIN is not set at build time. */
+  defaultOrigin: "http://localhost:3000",
+} as const;

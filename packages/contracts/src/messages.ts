@@ -1,0 +1,26 @@
+/** Spec section 8, verbatim. */
+export const MESSAGES = {
+  signupFailed: "Form submission failed",
+  genericFailure: "Something went wrong. Please try again.",
+  noAuthUrl: "Failed to initiate Google authentication",
+  authFailed: "Authentication failed",
+  licenseCreateFailed: "Failed to create license",
+  duplicateLicense: "You already have an active license. Only one license per customer is allowed.",
+  noTokenForLicense: "Authentication token not found",
+  noTokenForMachine: "Authentication required",
+  machineLoadFailed: "Failed to load machine data",
+  machinePanelLoadFailed: "Unable to load machine data",
+  machineRemoveFailed: "Failed to remove machine",
+  dashboardLoadFailed: "Failed to load dashboard data",
+  dashboardLoadFailedShort: "Failed to load dashboard",
+  callbackError: (error: string) => `Authentication failed: ${error}`,
+  tokenValidationFailed: "Token validation failed",
+  noAuthData: "No authentication data received",
+  screenshotPlaceholder: "screenshot coming soon",
+  blogImagePlaceholder: "Blog Image Coming Soon",
+} as const;
+
+export const SIGNUP_UI = {
+  submitting: "Securing Your Spot...",
+  successTitle: "You're In",
+} as const;

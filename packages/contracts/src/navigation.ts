@@ -1,0 +1,31 @@
+/** Spec section 2, "Global navigation". */
+export const NAV_ITEMS = [
+  { label: "Home", href: "/" },
+  { label: "Docs", href: "/docs" },
+  { label: "Pricing", href: "/pricing" },
+  { label: "Blog", href: "/blog" },
+  { label: "About", href: "/about" },
+] as const;
+
+/**
+ * An item is highlighted when the current path equals or starts with its href.
+ * "/" would start every path, so Home is active on "/" only; a prefix must end at a segment
+ * boundary so that /docs does not light up for /docsearch.
+ */
+export function isNavItemActive(pathname: string, href: string): boolean {
+  if (href === "/") return pathname === "/";
+  return pathname === href || pathname.startsWith(`${href}/`);
+}
+
+/** Public, prerendered routes other than docs pages and blog posts. */
+export const STATIC_PUBLIC_PATHS = [
+  "/",
+  "/pricing",
+  "/about",
+  "/blog",
+  "/terms",
+  "/privacy",
+  "/api-reference",
+] as const;
+/** Client-only routes: never prerendered, never in the sitemap. */
+export const CLIENT_ONLY_PATHS = ["/login", "/dashboard", "/auth/callback", "/newsletter/unsubscribe"] as const;

@@ -1,0 +1,52 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "contracts",
+          root: "packages/contracts",
+          environment: "node",
+          include: ["src/**/*.test.ts"],
+        },
+      },
+      {
+        test: {
+          name: "web",
+          root: "apps/web",
+          environment: "jsdom",
+          include: ["app/**/*.test.{ts,tsx}"],
+          setupFiles: ["./test/setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "api",
+          root: "apps/api",
+          environment: "node",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      },
+      // The same API suite against a real PostgreSQL server when one is configured (CI sets it).
+      ...(process.env.TEST_DATABASE_URL
+        ? [
+            {
+              test: {
+                name: "api-postgres",
+                root: "apps/api",
+                environment: "node",
+                include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+                exclude: ["test/site.test.ts", "test/durability.test.ts"],
+                env: { FLOTILLA_TEST_DB: "postgres" },
+                testTimeout: 20_000,
+                hookTimeout: 30_000,
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+});
