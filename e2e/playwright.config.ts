@@ -45,6 +45,15 @@ export default defineConfig({
     url: `http://127.0.0.1:${PORT}/api/health`,
     reuseExistingServer: false,
     timeout: 60_000,
-    env: { PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn", DATA_DIR, DATABASE_URL: "" },
+    env: {
+      PORT: String(PORT),
+      HOST: "127.0.0.1",
+      PUBLIC_ORIGIN: `http://127.0.0.1:${PORT}`,
+      // Many journeys sign in from one address; the limit itself is proven by the API suite.
+      RATE_LIMIT_AUTH_PER_MINUTE: "1000",
+      LOG_LEVEL: "warn",
+      DATA_DIR,
+      DATABASE_URL: "",
+    },
   },
 });

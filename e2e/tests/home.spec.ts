@@ -75,7 +75,8 @@ test.describe("home page", () => {
   test("Get Early Access, Join Beta and the macOS card open the early-access dialog", async ({ page }) => {
     await page.getByRole("button", { name: "Get Early Access" }).first().click();
     const dialog = page.getByRole("dialog", { name: "Get Early Access" });
-    await expect(dialog).toBeVisible();
+    // The form arrives in its own chunk: wait for it, so Escape reaches the real dialog, not the loading one.
+    await expect(dialog.getByLabel("Email")).toBeVisible();
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
     await page.locator("#roadmap").getByRole("button", { name: "Join Beta" }).click();

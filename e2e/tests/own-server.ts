@@ -20,6 +20,7 @@ export async function startOwnServer(port: number): Promise<OwnServer> {
     PORT: String(port),
     HOST: "127.0.0.1",
     LOG_LEVEL: "error",
+    PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     DATABASE_URL: "",
   };

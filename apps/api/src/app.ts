@@ -6,6 +6,10 @@ import { z } from "zod";
 import type { Config } from "./config";
 import { type DatabaseHandle, openDatabase } from "./db/client";
 import { loadOrCreateSecret } from "./lib/secrets";
+import { mountDevelopmentIssuer } from "./modules/auth/dev-issuer";
+import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/identity-provider";
+import { registerAuthRoutes } from "./modules/auth/routes";
+import { AuthService } from "./modules/auth/service";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
 import { registerSignupRoutes } from "./modules/signup/routes";
 import { registerErrorHandler } from "./plugins/errors";
@@ -17,6 +21,7 @@ import { sitePlugin } from "./plugins/site";
 declare module "fastify" {
   interface FastifyInstance {
     database: DatabaseHandle;
+    auth: AuthService;
   }
 }
 
@@ -93,6 +98,18 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   registerSignupRoutes(app, { db: database.db, config });
   registerNewsletterRoutes(app, { db: database.db, config, secret });
+
+  const redirectUri = `${config.publicOrigin}/auth/callback`;
+  const relyingParty: RelyingPartyOptions =
+    config.identityProvider.kind === "oidc"
+      ? config.identityProvider
+      : await mountDevelopmentIssuer(app, { publicOrigin: config.publicOrigin, secret, redirectUri });
+  const auth = new AuthService(database.db, createRelyingParty(relyingParty), {
+    publicOrigin: config.publicOrigin,
+    sessionTtlDays: config.sessionTtlDays,
+  });
+  app.decorate("auth", auth);
+  registerAuthRoutes(app, { auth, config });
 
   // Unknown API routes answer JSON, never the site's 404 page.
   app.all("/api/*", { schema: { hide: true } }, async (_request, reply) =>

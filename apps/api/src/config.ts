@@ -30,7 +30,20 @@ const EnvSchema = z.object({
     .default(64 * 1024),
   RATE_LIMIT_SIGNUP_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_ISSUER_URL: z.url({ protocol: /^https?$/ }).default("https://accounts.google.com"),
+  SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
 });
+
+/**
+ * Who signs people in: Google (any OpenID Connect issuer, really) when credentials are configured,
+ * otherwise — never in production — the development issuer mounted in this process at /oidc.
+ */
+export type IdentityProviderConfig =
+  | { kind: "oidc"; issuer: string; clientId: string; clientSecret: string }
+  | { kind: "development" };
 
 export interface Config {
   env: "development" | "production" | "test";
@@ -47,7 +60,9 @@ export interface Config {
   appSecret: string | null;
   trustProxy: boolean;
   bodyLimit: number;
-  rateLimits: { signupPerMinute: number; perMinute: number };
+  rateLimits: { signupPerMinute: number; perMinute: number; authPerMinute: number };
+  identityProvider: IdentityProviderConfig;
+  sessionTtlDays: number;
 }
 
 /** Reads and validates the environment once at start; a bad value stops the service with a clear message. */
@@ -62,6 +77,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === "production" && !e.APP_SECRET) {
     throw new Error(
       "Invalid configuration:\n  APP_SECRET: required in production (32+ random characters, shared by every instance)",
+    );
+  }
+  if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
+    throw new Error("Invalid configuration:\n  GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together");
+  }
+  if (e.NODE_ENV === "production" && !e.GOOGLE_CLIENT_ID) {
+    throw new Error(
+      "Invalid configuration:\n  GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: required in production (the development sign-in is never served there)",
     );
   }
   const dataDir = resolve(e.DATA_DIR);
@@ -80,6 +103,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appSecret: e.APP_SECRET ?? null,
     trustProxy: e.TRUST_PROXY,
     bodyLimit: e.BODY_LIMIT,
-    rateLimits: { signupPerMinute: e.RATE_LIMIT_SIGNUP_PER_MINUTE, perMinute: e.RATE_LIMIT_PER_MINUTE },
+    rateLimits: {
+      signupPerMinute: e.RATE_LIMIT_SIGNUP_PER_MINUTE,
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      authPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
+    },
+    identityProvider:
+      e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+        ? {
+            kind: "oidc",
+            issuer: e.OIDC_ISSUER_URL.replace(/\/$/, ""),
+            clientId: e.GOOGLE_CLIENT_ID,
+            clientSecret: e.GOOGLE_CLIENT_SECRET,
+          }
+        : { kind: "development" },
+    sessionTtlDays: e.SESSION_TTL_DAYS,
   };
 }

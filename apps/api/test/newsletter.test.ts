@@ -42,7 +42,13 @@ describe("newsletter", () => {
     expect(again.json()).toEqual({ success: true, message: "You were already unsubscribed." });
 
     const forged = unsubscribeToken("another-secret-another-secret-12345678", row!.id);
-    for (const bad of [forged, `${token}x`, `${row!.id}.`, "0000000000.abc", token.replace(/^./, "f")]) {
+    for (const bad of [
+      forged,
+      `${token}x`,
+      `${row!.id}.`,
+      "0000000000.abc",
+      `${token[0] === "f" ? "e" : "f"}${token.slice(1)}`,
+    ]) {
       const response = await app.inject(`/api/newsletter/unsubscribe?token=${encodeURIComponent(bad)}`);
       expect(response.statusCode, bad).toBe(400);
       expect(response.json()).toMatchObject({

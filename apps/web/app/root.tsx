@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts } from "react-router";
 import type { Route } from "./+types/root";
 import "./app.css";
+import { AuthProvider } from "./lib/auth";
 import { THEME_BOOT_SCRIPT } from "./lib/theme";
 
 export const links: Route.LinksFunction = () => [
@@ -30,7 +31,11 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  return <Outlet />;
+  return (
+    <AuthProvider>
+      <Outlet />
+    </AuthProvider>
+  );
 }
 
 export function HydrateFallback() {

@@ -15,8 +15,18 @@ export async function registerOpenApi(app: FastifyInstance) {
       },
       tags: [
         { name: "Early access", description: "Signup and newsletter" },
+        { name: "Sign-in", description: "OpenID Connect sign-in and bearer sessions" },
         { name: "Service", description: "Health and readiness" },
       ],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: "http",
+            scheme: "bearer",
+            description: "The opaque session token returned by the sign-in callback.",
+          },
+        },
+      },
     },
     transform: jsonSchemaTransform,
   });

@@ -29,7 +29,8 @@ export function pageContentSecurityPolicy(scriptHashes: readonly string[], produ
     `script-src 'self' ${scriptHashes.map((hash) => `'${hash}'`).join(" ")}`.trim(),
     // Shiki's highlighted code carries inline colour styles; styles cannot run code.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    // Google profile pictures in the user menu and dashboard.
+    "img-src 'self' data: https://*.googleusercontent.com",
     "media-src 'self'",
     "font-src 'self'",
     "connect-src 'self'",

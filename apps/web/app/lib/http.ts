@@ -6,13 +6,8 @@
  *
  * Imports only the contracts' timings module: this file is on every public page's critical path.
  */
-import {
-  API_MAX_ATTEMPTS,
-  API_TIMEOUT_MS,
-  AUTH_TOKEN_STORAGE_KEY,
-  RETRY_BASE_DELAY_MS,
-  RETRY_MAX_DELAY_MS,
-} from "@flotilla/contracts/timings";
+import { API_MAX_ATTEMPTS, API_TIMEOUT_MS, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "@flotilla/contracts/timings";
+import { readStoredToken } from "./token-storage";
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -22,6 +17,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Cancels the request (and any pending retry); an aborted request is never retried. */
   signal?: AbortSignal;
+  /** Bearer token to send instead of the stored one (e.g. a token read from the address); null sends none. */
+  token?: string | null;
 }
 
 /** A non-ok response. `body` is the parsed JSON body, or null when there was none. */
@@ -99,7 +96,7 @@ export function del<T = unknown>(path: string, options: Omit<RequestOptions, "me
   return request<T>(path, { ...options, method: "DELETE" });
 }
 
-async function attemptOnce<T>(path: string, { method = "GET", body, signal }: RequestOptions): Promise<T> {
+async function attemptOnce<T>(path: string, { method = "GET", body, signal, token }: RequestOptions): Promise<T> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -112,7 +109,7 @@ async function attemptOnce<T>(path: string, { method = "GET", body, signal }: Re
   try {
     const response = await fetch(path, {
       method,
-      headers: buildHeaders(body !== undefined),
+      headers: buildHeaders(body !== undefined, token === undefined ? readStoredToken() : token),
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: controller.signal,
     });
@@ -128,21 +125,12 @@ async function attemptOnce<T>(path: string, { method = "GET", body, signal }: Re
   }
 }
 
-function buildHeaders(hasBody: boolean): Record<string, string> {
+function buildHeaders(hasBody: boolean, token: string | null): Record<string, string> {
   // No Content-Type without a body: a JSON content type with an empty body is a 400 on most servers.
   const headers: Record<string, string> = { Accept: "application/json" };
   if (hasBody) headers["Content-Type"] = "application/json";
-  const token = readToken();
   if (token) headers.Authorization = `Bearer ${token}`;
   return headers;
-}
-
-function readToken(): string | null {
-  try {
-    return typeof localStorage === "undefined" ? null : localStorage.getItem(AUTH_TOKEN_STORAGE_KEY);
-  } catch {
-    return null; // storage blocked (privacy settings): act signed out
-  }
 }
 
 function parseJson(text: string): unknown {

@@ -1,6 +1,7 @@
+import { DashboardPage } from "../features/dashboard/dashboard-page";
 import { seo } from "../lib/seo";
 
-/** Client-only route (never prerendered). Filled in by the sign-in and portal work. */
+/** Client-only route (never prerendered). */
 export const meta = () =>
   seo({
     title: "Customer Dashboard",
@@ -9,11 +10,4 @@ export const meta = () =>
     noindex: true,
   });
 
-export default function Dashboard() {
-  return (
-    <div className="mx-auto max-w-xl px-6 py-24 text-center">
-      <h1 className="text-3xl font-semibold tracking-tight">Customer Dashboard</h1>
-      <p className="mt-4 text-fg-muted">Manage your licenses and account.</p>
-    </div>
-  );
-}
+export default DashboardPage;

@@ -1,14 +1,53 @@
-import { Link } from "react-router";
+import { LayoutDashboard, LogOut } from "lucide-react";
+import { Link, useNavigate } from "react-router";
 import { buttonClass } from "../../components/button";
+import { useAuth } from "../../lib/auth";
+import { UserAvatar } from "./user-avatar";
+import { UserMenu } from "./user-menu";
 
 /**
- * The right end of the top bar. Signed-out visitors get Get Started → /login;
- * the signed-in user menu plugs in here once sign-in exists.
+ * The right end of the top bar (and the foot of the mobile menu): Get Started → /login when signed out,
+ * the user menu with Dashboard and Logout when signed in.
  */
-export function AccountArea({ onNavigate }: { onNavigate?: () => void }) {
+export function AccountArea({ onNavigate, variant = "bar" }: { onNavigate?: () => void; variant?: "bar" | "panel" }) {
+  const { user, logout } = useAuth();
+  const navigate = useNavigate();
+
+  if (!user) {
+    return (
+      <Link
+        to="/login"
+        className={buttonClass("primary", "sm", variant === "panel" ? "w-full" : "")}
+        onClick={onNavigate}
+      >
+        Get Started
+      </Link>
+    );
+  }
+  if (variant === "bar") return <UserMenu user={user} onLogout={logout} />;
+
+  async function signOut() {
+    onNavigate?.();
+    await logout();
+    navigate("/login");
+  }
   return (
-    <Link to="/login" className={buttonClass("primary", "sm")} onClick={onNavigate}>
-      Get Started
-    </Link>
+    <div className="space-y-2">
+      <div className="flex items-center gap-3 px-1">
+        <UserAvatar src={user.avatar_url} />
+        <span className="min-w-0">
+          <span className="block truncate text-sm font-medium">{user.name}</span>
+          <span className="block truncate text-xs text-fg-muted">{user.email}</span>
+        </span>
+      </div>
+      <Link to="/dashboard" onClick={onNavigate} className={buttonClass("secondary", "sm", "w-full")}>
+        <LayoutDashboard className="size-4" aria-hidden="true" />
+        Dashboard
+      </Link>
+      <button type="button" onClick={signOut} className={buttonClass("ghost", "sm", "w-full")}>
+        <LogOut className="size-4" aria-hidden="true" />
+        Logout
+      </button>
+    </div>
   );
 }

@@ -89,7 +89,7 @@ export function SiteHeader() {
           })}
         </ul>
         <div className="mt-4">
-          <AccountArea onNavigate={() => setMobileOpen(false)} />
+          <AccountArea variant="panel" onNavigate={() => setMobileOpen(false)} />
         </div>
       </nav>
     </header>

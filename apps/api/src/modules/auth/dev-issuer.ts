@@ -1,0 +1,216 @@
+/**
+ * The development identity provider: a real OpenID Connect issuer (oidc-provider) mounted in this
+ * process at /oidc, so that a fresh clone can sign in without a Google account. Its sign-in page asks
+ * for an Email and a Name, no password. Never built in production (config refuses to start there
+ * without Google settings).
+ *
+ * The relying party reaches it through `app.inject` (discovery, token and key requests never leave
+ * the process); browsers reach it through the public origin.
+ */
+import { createHash, createHmac, generateKeyPairSync, randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { EmailSchema } from "@flotilla/contracts/signup";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+import type { CustomFetch } from "openid-client";
+import { renderDevSignInPage } from "./dev-sign-in-page";
+import type { RelyingPartyOptions } from "./identity-provider";
+
+export const DEV_ISSUER_PATH = "/oidc";
+const CLIENT_ID = "flotilla-web";
+const MAX_FORM_BYTES = 4 * 1024;
+
+interface DevAccount {
+  email: string;
+  name: string;
+}
+
+/** A stable subject per email, so the same person is the same customer across restarts. */
+function devSubject(email: string): string {
+  return `dev-${createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32)}`;
+}
+
+export async function mountDevelopmentIssuer(
+  app: FastifyInstance,
+  options: { publicOrigin: string; secret: string; redirectUri: string },
+): Promise<RelyingPartyOptions> {
+  // Loaded only when used: a production configuration never imports the development issuer's library.
+  const { default: Provider } = await import("oidc-provider");
+  const issuer = `${options.publicOrigin}${DEV_ISSUER_PATH}`;
+  const clientSecret = createHmac("sha256", options.secret).update("dev-issuer-client").digest("base64url");
+  // Accounts only need to outlive one sign-in: the ID token carries the claims the service keeps.
+  const accounts = new Map<string, DevAccount>();
+  const signingKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
+
+  const configuration: Configuration = {
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_secret: clientSecret,
+        redirect_uris: [options.redirectUri],
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "client_secret_basic",
+      },
+    ],
+    jwks: { keys: [{ ...signingKey, kid: "dev-1", use: "sig", alg: "RS256" } as never] },
+    cookies: { keys: [createHmac("sha256", options.secret).update("dev-issuer-cookies").digest("base64url")] },
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture"] },
+    // Like Google: the ID token itself carries email and name.
+    conformIdTokenClaims: false,
+    features: { devInteractions: { enabled: false } },
+    pkce: { required: () => true },
+    interactions: { url: (_ctx, interaction) => `${DEV_ISSUER_PATH}/interaction/${interaction.uid}` },
+    findAccount: (_ctx, sub) => {
+      const account = accounts.get(sub);
+      if (!account) return undefined;
+      return {
+        accountId: sub,
+        claims: () => ({ sub, email: account.email, email_verified: true, name: account.name }),
+      };
+    },
+    // A first-party client: consent is implied, so the only interaction is the sign-in form.
+    loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
+      const clientId = ctx.oidc.client?.clientId;
+      const accountId = ctx.oidc.session?.accountId;
+      if (!clientId || !accountId) return undefined;
+      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(clientId);
+      if (grantId) {
+        const existing = await ctx.oidc.provider.Grant.find(grantId);
+        if (existing) return existing;
+      }
+      const grant = new ctx.oidc.provider.Grant({ clientId, accountId });
+      grant.addOIDCScope("openid email profile");
+      await grant.save();
+      return grant;
+    },
+    renderError: (ctx, out) => {
+      ctx.type = "text/plain; charset=utf-8";
+      ctx.body = `Sign-in error: ${out.error_description ?? out.error}`;
+    },
+  };
+  const provider = new Provider(issuer, configuration);
+  provider.proxy = true;
+  const callback = provider.callback();
+
+  // Everything under /oidc except the interaction pages: hand the raw request to the provider.
+  app.register(async (scope) => {
+    // The provider parses its own bodies: leave the stream unread.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", (_request, _payload, done) => done(null));
+    const handler = (request: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      const raw = request.raw as IncomingMessage & { originalUrl?: string };
+      raw.originalUrl = raw.url;
+      raw.url = raw.url?.slice(DEV_ISSUER_PATH.length) || "/";
+      callback(raw, reply.raw);
+    };
+    scope.all(DEV_ISSUER_PATH, { schema: { hide: true } }, handler);
+    scope.all(`${DEV_ISSUER_PATH}/*`, { schema: { hide: true } }, handler);
+  });
+
+  // The sign-in form.
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: MAX_FORM_BYTES },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+
+    const page = (
+      reply: FastifyReply,
+      status: number,
+      props: Omit<Parameters<typeof renderDevSignInPage>[0], "styleNonce">,
+    ) => {
+      const styleNonce = randomBytes(16).toString("base64");
+      return reply
+        .code(status)
+        .header("cache-control", "no-store")
+        .header(
+          "content-security-policy",
+          `default-src 'none'; style-src 'nonce-${styleNonce}'; form-action 'self' ${options.publicOrigin}; frame-ancestors 'none'; base-uri 'none'`,
+        )
+        .type("text/html; charset=utf-8")
+        .send(renderDevSignInPage({ ...props, styleNonce }));
+    };
+
+    scope.get<{ Params: { uid: string } }>(
+      `${DEV_ISSUER_PATH}/interaction/:uid`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        try {
+          const details = await provider.interactionDetails(request.raw, reply.raw);
+          return page(reply, 200, { action: `${DEV_ISSUER_PATH}/interaction/${details.uid}` });
+        } catch {
+          return reply
+            .code(400)
+            .type("text/plain; charset=utf-8")
+            .send("This sign-in has expired. Start again from the site.");
+        }
+      },
+    );
+
+    scope.post<{ Params: { uid: string }; Body: Record<string, string> | undefined }>(
+      `${DEV_ISSUER_PATH}/interaction/:uid`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const action = `${DEV_ISSUER_PATH}/interaction/${encodeURIComponent(request.params.uid)}`;
+        const email = String(request.body?.email ?? "").trim();
+        const name = String(request.body?.name ?? "").trim();
+        const emailCheck = EmailSchema.safeParse(email);
+        if (!emailCheck.success)
+          return page(reply, 400, { action, email, name, error: emailCheck.error.issues[0]?.message });
+        if (!name) return page(reply, 400, { action, email, name, error: "Name is required" });
+        if (name.length > 100) return page(reply, 400, { action, email, name, error: "Name is too long" });
+
+        const accountId = devSubject(email);
+        accounts.set(accountId, { email, name });
+        try {
+          await provider.interactionDetails(request.raw, reply.raw);
+        } catch {
+          return reply
+            .code(400)
+            .type("text/plain; charset=utf-8")
+            .send("This sign-in has expired. Start again from the site.");
+        }
+        reply.hijack();
+        await provider.interactionFinished(
+          request.raw,
+          reply.raw,
+          { login: { accountId } },
+          { mergeWithLastSubmission: false },
+        );
+      },
+    );
+  });
+
+  /** Server-to-issuer requests, answered in process. */
+  const fetchInProcess: CustomFetch = async (url, init) => {
+    const target = new URL(url);
+    const headers: Record<string, string> = {
+      ...init.headers,
+      host: target.host,
+      "x-forwarded-proto": target.protocol.slice(0, -1),
+    };
+    const body = init.body === undefined || init.body === null ? undefined : String(init.body);
+    const response = await app.inject({
+      method: init.method as "GET" | "POST",
+      url: `${target.pathname}${target.search}`,
+      headers,
+      ...(body === undefined ? {} : { payload: body }),
+    });
+    const responseHeaders = new Headers();
+    for (const [key, value] of Object.entries(response.headers)) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(key, String(item));
+    }
+    const nullBody = response.statusCode === 204 || response.statusCode === 304;
+    return new Response(nullBody ? null : response.rawPayload, {
+      status: response.statusCode,
+      headers: responseHeaders,
+    });
+  };
+
+  return { issuer, clientId: CLIENT_ID, clientSecret, fetch: fetchInProcess, allowHttp: true };
+}

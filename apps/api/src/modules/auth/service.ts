@@ -1,0 +1,139 @@
+/**
+ * Sign-in rules: server-generated state, nonce and PKCE kept in a single-use login transaction; the
+ * redirect URI built from the public origin; the return path sanitised; sessions as opaque tokens of
+ * which only the SHA-256 is stored, with a sliding expiry.
+ */
+import { AUTH_ERRORS, type Customer } from "@flotilla/contracts/auth";
+import { safeReturnPath } from "@flotilla/contracts/return-path";
+import * as oidc from "openid-client";
+import type { Database } from "../../db/client";
+import { newOpaqueToken, sha256Hex } from "../../lib/tokens";
+import { HttpProblem } from "../../plugins/errors";
+import { type IdentityProvider, ProviderUnavailable, SignInRejected } from "./identity-provider";
+import * as q from "./queries";
+
+export const LOGIN_TRANSACTION_TTL_MS = 10 * 60 * 1000;
+/** A session's expiry is pushed forward at most this often, so validation is usually a single read. */
+const SESSION_TOUCH_INTERVAL_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface AuthenticatedSession {
+  sessionId: string;
+  customer: q.CustomerRow;
+  expiresAt: Date;
+}
+
+export function toCustomer(row: q.CustomerRow): Customer {
+  return { id: row.id, email: row.email, name: row.name, avatar_url: row.avatarUrl };
+}
+
+export class AuthService {
+  constructor(
+    private readonly db: Database,
+    private readonly idp: IdentityProvider,
+    private readonly options: { publicOrigin: string; sessionTtlDays: number; now?: () => Date },
+  ) {}
+
+  private now() {
+    return this.options.now?.() ?? new Date();
+  }
+
+  get redirectUri(): string {
+    return `${this.options.publicOrigin}/auth/callback`;
+  }
+
+  private sessionExpiry(from: Date): Date {
+    return new Date(from.getTime() + this.options.sessionTtlDays * DAY_MS);
+  }
+
+  /** Starts a sign-in: stores the transaction and returns the provider's authorization URL. */
+  async start(requestedReturnPath: string | undefined): Promise<string> {
+    const now = this.now();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const codeVerifier = oidc.randomPKCECodeVerifier();
+    let authUrl: string;
+    try {
+      authUrl = await this.idp.authorizationUrl({ state, nonce, codeVerifier, redirectUri: this.redirectUri });
+    } catch (error) {
+      if (error instanceof ProviderUnavailable)
+        throw new HttpProblem(503, AUTH_ERRORS.providerUnavailable, "PROVIDER_UNAVAILABLE");
+      throw error;
+    }
+    await q.insertLoginTransaction(this.db, {
+      stateHash: sha256Hex(state),
+      codeVerifier,
+      nonce,
+      returnPath: safeReturnPath(requestedReturnPath),
+      expiresAt: new Date(now.getTime() + LOGIN_TRANSACTION_TTL_MS),
+    });
+    // Cheap housekeeping instead of a scheduler: one in a hundred sign-ins sweeps stale transactions.
+    if (Math.random() < 0.01) await q.deleteStaleLoginTransactions(this.db, new Date(now.getTime() - DAY_MS));
+    return authUrl;
+  }
+
+  /** Finishes a sign-in: consumes the transaction, exchanges the code, upserts the customer, opens a session. */
+  async complete(code: string, state: string | undefined, iss?: string) {
+    if (!state) throw new HttpProblem(400, AUTH_ERRORS.invalidTransaction, "INVALID_STATE");
+    const now = this.now();
+    const transaction = await q.consumeLoginTransaction(this.db, sha256Hex(state), now);
+    if (!transaction) throw new HttpProblem(400, AUTH_ERRORS.invalidTransaction, "INVALID_STATE");
+
+    const callbackUrl = new URL(this.redirectUri);
+    callbackUrl.searchParams.set("code", code);
+    callbackUrl.searchParams.set("state", state);
+    if (iss) callbackUrl.searchParams.set("iss", iss);
+    let identity: Awaited<ReturnType<IdentityProvider["exchange"]>>;
+    try {
+      identity = await this.idp.exchange(callbackUrl, {
+        state,
+        nonce: transaction.nonce,
+        codeVerifier: transaction.codeVerifier,
+      });
+    } catch (error) {
+      if (error instanceof SignInRejected) throw new HttpProblem(400, AUTH_ERRORS.exchangeFailed, "SIGN_IN_REJECTED");
+      if (error instanceof ProviderUnavailable)
+        throw new HttpProblem(503, AUTH_ERRORS.providerUnavailable, "PROVIDER_UNAVAILABLE");
+      throw error;
+    }
+
+    const customer = await q.upsertCustomer(this.db, identity, now);
+    const token = newOpaqueToken();
+    const expiresAt = this.sessionExpiry(now);
+    await q.insertSession(this.db, { tokenHash: sha256Hex(token), customerId: customer.id, expiresAt });
+    return { token, customer: toCustomer(customer), redirectTo: transaction.returnPath, expiresAt };
+  }
+
+  /** The live session behind a bearer token, or null. Extends the expiry (sliding) at most hourly. */
+  async authenticate(token: string): Promise<AuthenticatedSession | null> {
+    if (token.length < 20 || token.length > 200) return null;
+    const now = this.now();
+    const found = await q.findLiveSession(this.db, sha256Hex(token), now);
+    if (!found) return null;
+    let expiresAt = found.session.expiresAt;
+    if (now.getTime() - found.session.lastUsedAt.getTime() > SESSION_TOUCH_INTERVAL_MS) {
+      expiresAt = this.sessionExpiry(now);
+      await q.touchSession(this.db, found.session.id, now, expiresAt);
+    }
+    return { sessionId: found.session.id, customer: found.customer, expiresAt };
+  }
+
+  async logout(session: AuthenticatedSession): Promise<void> {
+    await q.revokeSession(this.db, session.sessionId, this.now());
+  }
+
+  /** Issues a new token and revokes the old one; a token can be rotated only once. */
+  async refresh(session: AuthenticatedSession) {
+    const now = this.now();
+    const token = newOpaqueToken();
+    const expiresAt = this.sessionExpiry(now);
+    const rotated = await q.rotateSession(
+      this.db,
+      session.sessionId,
+      { tokenHash: sha256Hex(token), customerId: session.customer.id, expiresAt },
+      now,
+    );
+    if (!rotated) throw new HttpProblem(401, AUTH_ERRORS.invalidSession, "INVALID_SESSION");
+    return { token, expiresAt };
+  }
+}

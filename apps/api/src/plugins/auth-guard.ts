@@ -1,0 +1,47 @@
+/**
+ * Bearer authentication for customer routes. `requireSession(auth)` as a route's onRequest hook answers
+ * 401 `{success:false,error}` for a missing, unknown, expired or revoked token, and otherwise puts the
+ * session on `request.session`.
+ */
+import { AUTH_ERRORS } from "@flotilla/contracts/auth";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AuthenticatedSession, AuthService } from "../modules/auth/service";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    session: AuthenticatedSession | null;
+  }
+}
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== "string") return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export function requireSession(auth: AuthService) {
+  return async function sessionGuard(request: FastifyRequest, reply: FastifyReply) {
+    const token = bearerToken(request);
+    if (!token) {
+      return reply
+        .code(401)
+        .header("www-authenticate", 'Bearer realm="api"')
+        .send({ success: false, error: AUTH_ERRORS.missingToken, code: "UNAUTHENTICATED" });
+    }
+    const session = await auth.authenticate(token);
+    if (!session) {
+      return reply
+        .code(401)
+        .header("www-authenticate", 'Bearer realm="api", error="invalid_token"')
+        .send({ success: false, error: AUTH_ERRORS.invalidSession, code: "INVALID_SESSION" });
+    }
+    request.session = session;
+  };
+}
+
+/** The session a guarded handler runs with (the guard has set it). */
+export function sessionOf(request: FastifyRequest): AuthenticatedSession {
+  if (!request.session) throw new Error("route is missing the session guard");
+  return request.session;
+}

@@ -1,0 +1,27 @@
+import { UserRound } from "lucide-react";
+import { useState } from "react";
+
+/** The customer's picture, or a neutral icon when there is none or it fails to load. */
+export function UserAvatar({ src, size = "sm" }: { src: string | null | undefined; size?: "sm" | "lg" }) {
+  const [failed, setFailed] = useState(false);
+  const box = size === "lg" ? "size-12" : "size-7";
+  if (!src || failed) {
+    return (
+      <span
+        className={`grid ${box} shrink-0 place-items-center rounded-full bg-bg-subtle text-fg-muted`}
+        aria-hidden="true"
+      >
+        <UserRound className={size === "lg" ? "size-6" : "size-4"} />
+      </span>
+    );
+  }
+  return (
+    <img
+      src={src}
+      alt=""
+      referrerPolicy="no-referrer"
+      onError={() => setFailed(true)}
+      className={`${box} shrink-0 rounded-full object-cover`}
+    />
+  );
+}

@@ -1,0 +1,67 @@
+import { ChevronDown, LayoutDashboard, LogOut } from "lucide-react";
+import { useCallback, useId, useRef, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import type { AuthUser } from "../../lib/auth";
+import { useDismiss } from "./use-dismiss";
+import { UserAvatar } from "./user-avatar";
+
+/** The signed-in user's menu in the top bar: avatar (or icon) and name, with Dashboard and Logout. */
+export function UserMenu({ user, onLogout }: { user: AuthUser; onLogout: () => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  const container = useRef<HTMLDivElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const close = useCallback(() => setOpen(false), []);
+  const navigate = useNavigate();
+  useDismiss(open, close, container, trigger);
+
+  async function logout() {
+    close();
+    await onLogout();
+    navigate("/login");
+  }
+
+  const itemClass =
+    "flex w-full items-center gap-2 rounded-md px-2.5 py-2 text-left text-sm text-fg hover:bg-bg-subtle focus-visible:bg-bg-subtle";
+  return (
+    <div className="relative" ref={container}>
+      <button
+        ref={trigger}
+        type="button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        aria-label={`Account menu for ${user.name}`}
+        onClick={() => setOpen((value) => !value)}
+        className="inline-flex h-9 items-center gap-2 rounded-full border border-border bg-bg-elevated py-1 pl-1 pr-3 text-sm font-medium hover:bg-bg-subtle"
+      >
+        <UserAvatar src={user.avatar_url} />
+        <span className="max-w-[10rem] truncate">{user.name}</span>
+        <ChevronDown className={`size-3.5 transition-transform ${open ? "rotate-180" : ""}`} aria-hidden="true" />
+      </button>
+      <div
+        id={panelId}
+        hidden={!open}
+        className="absolute right-0 top-full z-50 mt-2 w-60 rounded-xl border border-border bg-bg-elevated p-1.5 shadow-xl shadow-black/10"
+      >
+        <div className="border-b border-border px-2.5 pb-2 pt-1.5">
+          <p className="truncate text-sm font-medium">{user.name}</p>
+          <p className="truncate text-xs text-fg-muted">{user.email}</p>
+        </div>
+        <ul className="pt-1.5">
+          <li>
+            <Link to="/dashboard" onClick={close} className={itemClass}>
+              <LayoutDashboard className="size-4 text-fg-muted" aria-hidden="true" />
+              Dashboard
+            </Link>
+          </li>
+          <li>
+            <button type="button" onClick={logout} className={itemClass}>
+              <LogOut className="size-4 text-fg-muted" aria-hidden="true" />
+              Logout
+            </button>
+          </li>
+        </ul>
+      </div>
+    </div>
+  );
+}

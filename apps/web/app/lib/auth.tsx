@@ -1,0 +1,102 @@
+/**
+ * The app-wide auth context (spec section 4): loading at start; a stored token is validated and removed
+ * on failure; login stores token and user; logout clears both locally, then tells the server (best
+ * effort, failure ignored); the user can be partially updated; using the context outside its provider
+ * throws. Kept small and free of zod: it is on every page.
+ */
+import type { Customer } from "@flotilla/contracts/auth";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { get, post } from "./http";
+import { clearStoredToken, readStoredToken, storeToken } from "./token-storage";
+
+export type AuthUser = Customer;
+
+export interface AuthContextValue {
+  user: AuthUser | null;
+  /** True until the stored token (if any) has been checked. */
+  loading: boolean;
+  isAuthenticated: boolean;
+  login(token: string, user: AuthUser): void;
+  logout(): Promise<void>;
+  updateUser(changes: Partial<AuthUser>): void;
+}
+
+const AuthContext = createContext<AuthContextValue | null>(null);
+
+interface ValidateResponse {
+  success: boolean;
+  user?: AuthUser;
+}
+
+/** Asks the server whether a token is good; resolves to its user, or null when it is not. */
+export async function validateToken(token: string): Promise<AuthUser | null> {
+  const response = await get<ValidateResponse>("/api/auth/validate", { token });
+  return response?.success && response.user ? response.user : null;
+}
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [user, setUser] = useState<AuthUser | null>(null);
+  const [loading, setLoading] = useState(true);
+
+  useEffect(() => {
+    const token = readStoredToken();
+    if (!token) {
+      setLoading(false);
+      return;
+    }
+    let cancelled = false;
+    validateToken(token)
+      .then((validUser) => {
+        if (cancelled) return;
+        if (!validUser) throw new Error("Token validation failed");
+        setUser(validUser);
+      })
+      .catch((error: unknown) => {
+        if (cancelled) return;
+        console.warn("Stored sign-in is no longer valid; signing out.", error);
+        // Only drop the token we checked: a sign-in in another tab may have replaced it meanwhile.
+        if (readStoredToken() === token) clearStoredToken();
+        setUser(null);
+      })
+      .finally(() => {
+        if (!cancelled) setLoading(false);
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  const login = useCallback((token: string, nextUser: AuthUser) => {
+    storeToken(token);
+    setUser(nextUser);
+    setLoading(false);
+  }, []);
+
+  const logout = useCallback(async () => {
+    const token = readStoredToken();
+    clearStoredToken();
+    setUser(null);
+    if (!token) return;
+    try {
+      await post("/api/auth/logout", undefined, { token });
+    } catch (error) {
+      console.warn("Logout request failed (ignored).", error);
+    }
+  }, []);
+
+  const updateUser = useCallback((changes: Partial<AuthUser>) => {
+    setUser((current) => (current ? { ...current, ...changes } : current));
+  }, []);
+
+  const value = useMemo<AuthContextValue>(
+    () => ({ user, loading, isAuthenticated: user !== null, login, logout, updateUser }),
+    [user, loading, login, logout, updateUser],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthContextValue {
+  const value = useContext(AuthContext);
+  if (!value) throw new Error("useAuth must be used within an AuthProvider");
+  return value;
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+/** A signed-in customer as the web app sees it (spec section 3: name and avatar_url are read). */
+export const CustomerSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  avatar_url: z.string().nullable(),
+});
+export type Customer = z.infer<typeof CustomerSchema>;
+
+/**
+ * Body of the identity-provider URL endpoint (spec section 7). `redirectUrl` is accepted for
+ * compatibility but ignored: the server builds the redirect URI from its own public origin.
+ * `state` is the client's wished return path; it is sanitised and kept server-side.
+ */
+export const AuthUrlRequestSchema = z.object({
+  redirectUrl: z.string().max(2048).optional(),
+  state: z.string().max(2048).optional(),
+});
+export const AuthUrlResponseSchema = z.object({ success: z.literal(true), authUrl: z.string() });
+
+export const GoogleCallbackRequestSchema = z.object({
+  code: z.string().min(1, "code is required").max(4096),
+  state: z.string().max(2048).optional(),
+  /** RFC 9207 issuer identifier from the callback address, forwarded when the provider sent one. */
+  iss: z.string().max(2048).optional(),
+});
+export const GoogleCallbackResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    token: z.string(),
+    customer: CustomerSchema,
+    /** The sanitised same-origin path the sign-in started from. */
+    redirectTo: z.string(),
+    expires_at: z.string(),
+  }),
+});
+
+export const ValidateResponseSchema = z.object({ success: z.literal(true), user: CustomerSchema });
+export const RefreshResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.object({ token: z.string(), expires_at: z.string() }),
+});
+export const ProfileResponseSchema = z.object({
+  success: z.literal(true),
+  data: CustomerSchema.extend({ created_at: z.string(), last_sign_in_at: z.string().nullable() }),
+});
+export const LogoutResponseSchema = z.object({ success: z.literal(true), message: z.string() });
+
+/** Server-side messages of the sign-in endpoints. */
+export const AUTH_ERRORS = {
+  missingToken: "Authentication required",
+  invalidSession: "Your session is invalid or has expired. Please sign in again.",
+  invalidTransaction: "This sign-in link is invalid or has expired. Please start again.",
+  exchangeFailed: "Authentication failed",
+  providerUnavailable: "The identity provider could not be reached. Please try again.",
+} as const;

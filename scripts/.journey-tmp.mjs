@@ -1,0 +1,24 @@
+import { chromium } from "playwright-core";
+
+const base = "http://127.0.0.1:3500";
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+page.on("console", (m) => m.type() === "error" && console.log("console:", m.text()));
+await page.goto(`${base}/login?redirect=/docs/agents`);
+await page.getByRole("button", { name: "Continue with Google" }).waitFor();
+await page.screenshot({ path: "/tmp/shots/login.png" });
+await page.getByRole("button", { name: "Continue with Google" }).click();
+await page.getByLabel("Email").waitFor();
+await page.screenshot({ path: "/tmp/shots/devsignin.png" });
+await page.getByLabel("Email").fill("ada@example.com");
+await page.getByLabel("Name").fill("Ada Lovelace");
+await page.getByRole("button", { name: "Sign in" }).click();
+await page.waitForURL(/docs\/agents/, { timeout: 10000 });
+console.log("landed", page.url());
+await page.getByRole("button", { name: /Account menu/ }).click();
+await page.screenshot({ path: "/tmp/shots/menu.png" });
+await page.getByRole("link", { name: "Dashboard" }).click();
+await page.waitForURL(/dashboard/);
+await page.screenshot({ path: "/tmp/shots/dash.png" });
+console.log("token", await page.evaluate(() => localStorage.getItem("auth_token")?.length));
+await browser.close();
