@@ -13,6 +13,14 @@ export default defineConfig({
       },
       {
         test: {
+          name: "license-client",
+          root: "packages/license-client",
+          environment: "node",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+        },
+      },
+      {
+        test: {
           name: "web",
           root: "apps/web",
           environment: "jsdom",

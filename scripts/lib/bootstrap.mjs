@@ -13,6 +13,7 @@ const STAMP = join(ROOT, ".build-stamp");
 const BUILD_INPUTS = [
   "package-lock.json",
   "packages/contracts/src",
+  "packages/license-client/src",
   "apps/web/app",
   "apps/web/content",
   "apps/web/public",

@@ -10,6 +10,10 @@ import { mountDevelopmentIssuer } from "./modules/auth/dev-issuer";
 import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/identity-provider";
 import { registerAuthRoutes } from "./modules/auth/routes";
 import { AuthService } from "./modules/auth/service";
+import { CustomerLicenses } from "./modules/licenses/customer-licenses";
+import { LicensingService } from "./modules/licenses/licensing-service";
+import { registerLicensingRoutes } from "./modules/licenses/routes";
+import { createLicenseSigner } from "./modules/licenses/signing";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
 import { registerSignupRoutes } from "./modules/signup/routes";
 import { registerErrorHandler } from "./plugins/errors";
@@ -22,6 +26,7 @@ declare module "fastify" {
   interface FastifyInstance {
     database: DatabaseHandle;
     auth: AuthService;
+    licensing: LicensingService;
   }
 }
 
@@ -56,7 +61,6 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   const database = await openDatabase(config.database);
   app.decorate("database", database);
-  app.addHook("onClose", async () => database.close());
   const secret = config.appSecret ?? loadOrCreateSecret(config.dataDir);
 
   await registerSecurity(app, config);
@@ -111,10 +115,24 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.decorate("auth", auth);
   registerAuthRoutes(app, { auth, config });
 
+  const signer = createLicenseSigner({ pem: config.licenseSigningKey, dataDir: config.dataDir });
+  const licensing = new LicensingService(database.db, signer, (error) =>
+    app.log.error({ err: error }, "flushing validation counters failed"),
+  );
+  licensing.recorder.start();
+  // Before the database closes: write the last second of counters.
+  app.addHook("onClose", async () => licensing.recorder.stop());
+  const customers = new CustomerLicenses(database.db, licensing.cache, () => licensing.recorder.flush());
+  app.decorate("licensing", licensing);
+  registerLicensingRoutes(app, { licensing, customers, signer, auth, config });
+
   // Unknown API routes answer JSON, never the site's 404 page.
   app.all("/api/*", { schema: { hide: true } }, async (_request, reply) =>
     reply.code(404).send({ success: false, error: "Not found", code: ERROR_CODES.notFound }),
   );
+
+  // Registered last so that it runs after every other onClose hook (they run in registration order).
+  app.addHook("onClose", async () => database.close());
 
   if (config.siteDir) await app.register(sitePlugin, { root: config.siteDir, production: config.env === "production" });
 

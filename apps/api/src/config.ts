@@ -35,6 +35,9 @@ const EnvSchema = z.object({
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   OIDC_ISSUER_URL: z.url({ protocol: /^https?$/ }).default("https://accounts.google.com"),
   SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  LICENSE_SIGNING_KEY: z.string().min(40).optional(),
+  RATE_LIMIT_LICENSE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  RATE_LIMIT_LICENSE_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(120),
 });
 
 /**
@@ -60,7 +63,15 @@ export interface Config {
   appSecret: string | null;
   trustProxy: boolean;
   bodyLimit: number;
-  rateLimits: { signupPerMinute: number; perMinute: number; authPerMinute: number };
+  rateLimits: {
+    signupPerMinute: number;
+    perMinute: number;
+    authPerMinute: number;
+    /** Desktop licensing calls per client address, and per license key. */
+    licensePerMinute: number;
+    licenseKeyPerMinute: number;
+  };
+  licenseSigningKey: string | null;
   identityProvider: IdentityProviderConfig;
   sessionTtlDays: number;
 }
@@ -107,7 +118,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signupPerMinute: e.RATE_LIMIT_SIGNUP_PER_MINUTE,
       perMinute: e.RATE_LIMIT_PER_MINUTE,
       authPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
+      licensePerMinute: e.RATE_LIMIT_LICENSE_PER_MINUTE,
+      licenseKeyPerMinute: e.RATE_LIMIT_LICENSE_KEY_PER_MINUTE,
     },
+    licenseSigningKey: e.LICENSE_SIGNING_KEY ?? null,
     identityProvider:
       e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
         ? {

@@ -257,7 +257,15 @@ describe("configuration and limits", () => {
   });
 
   it("rate-limits the sign-in endpoints per client address", async () => {
-    const limited = await createTestApp({ rateLimits: { signupPerMinute: 100, perMinute: 100, authPerMinute: 3 } });
+    const limited = await createTestApp({
+      rateLimits: {
+        signupPerMinute: 100,
+        perMinute: 100,
+        authPerMinute: 3,
+        licensePerMinute: 100,
+        licenseKeyPerMinute: 100,
+      },
+    });
     try {
       const codes: number[] = [];
       for (let i = 0; i < 4; i++) {

@@ -7,7 +7,15 @@ let app: FastifyInstance;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ app, close } = await createTestApp({ rateLimits: { signupPerMinute: 3, perMinute: 100, authPerMinute: 100 } }));
+  ({ app, close } = await createTestApp({
+    rateLimits: {
+      signupPerMinute: 3,
+      perMinute: 100,
+      authPerMinute: 100,
+      licensePerMinute: 100,
+      licenseKeyPerMinute: 100,
+    },
+  }));
 });
 afterAll(() => close());
 

@@ -2,19 +2,48 @@
  * Admin CLI for the people running the beta:
  *   npm run admin -- signups export --format csv|json
  *   npm run admin -- subscribers export --format csv|json   (includes each subscriber's unsubscribe link)
+ *   npm run admin -- license suspend|reactivate|expire <license-key>
  * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). With PGlite,
  * stop the server first: an embedded database has one owner at a time.
  */
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { loadOrCreateSecret } from "../lib/secrets";
+import { normalizeLicenseKey } from "../modules/licenses/keys";
+import { LICENSE_CACHE_TTL_MS } from "../modules/licenses/license-cache";
+import { setLicenseStatus } from "../modules/licenses/queries";
 import { listSubscribers } from "../modules/newsletter/queries";
 import { unsubscribeToken } from "../modules/newsletter/service";
 import { listSignups } from "../modules/signup/queries";
 
 const USAGE = `Usage:
   admin signups export [--format csv|json]
-  admin subscribers export [--format csv|json]`;
+  admin subscribers export [--format csv|json]
+  admin license suspend|reactivate|expire <license-key>`;
+
+const LICENSE_ACTIONS = { suspend: "suspended", reactivate: "active", expire: "expired" } as const;
+
+async function changeLicenseStatus(action: string | undefined, key: string | undefined): Promise<number> {
+  const status = LICENSE_ACTIONS[action as keyof typeof LICENSE_ACTIONS];
+  if (!status || !key) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const database = await openDatabase(config.database);
+  try {
+    const row = await setLicenseStatus(database.db, normalizeLicenseKey(key), status, new Date());
+    if (!row) {
+      console.error(`No license with key ${key}.`);
+      return 1;
+    }
+    console.log(`${row.licenseKey}: ${row.status}${row.expiresAt ? ` (expires ${row.expiresAt.toISOString()})` : ""}`);
+    console.error(`Running servers see the change within ${LICENSE_CACHE_TTL_MS / 1000} s.`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
 
 type Row = Record<string, string | number | boolean | null>;
 
@@ -38,6 +67,7 @@ function option(args: string[], name: string, fallback: string): string {
 
 export async function main(args: string[]): Promise<number> {
   const [subject, verb] = args;
+  if (subject === "license") return changeLicenseStatus(verb, args[2]);
   const format = option(args, "format", "csv");
   if (!["signups", "subscribers"].includes(subject ?? "") || verb !== "export" || !["csv", "json"].includes(format)) {
     console.error(USAGE);

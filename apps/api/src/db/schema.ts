@@ -1,6 +1,21 @@
 /** The domain model (ARCHITECTURE.md). One schema and one set of migrations for PGlite and PostgreSQL. */
+
+import type { TierFeatures } from "@flotilla/contracts/tiers";
 import { sql } from "drizzle-orm";
-import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 const timestamps = {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -96,5 +111,111 @@ export const loginTransactions = pgTable(
   (table) => [
     uniqueIndex("login_transactions_state_hash_key").on(table.stateHash),
     index("login_transactions_expires_at_idx").on(table.expiresAt),
+  ],
+);
+
+/** One license per customer: the unique index on customer_id is the rule, not a check in code. */
+export const licenses = pgTable(
+  "licenses",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    licenseKey: text("license_key").notNull(),
+    tier: text("tier").notNull(),
+    status: text("status").notNull().default("active"),
+    maxMachines: integer("max_machines").notNull(),
+    features: jsonb("features").$type<TierFeatures>().notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    lastSeen: timestamp("last_seen", { withTimezone: true }),
+    ...timestamps,
+  },
+  (table) => [
+    uniqueIndex("licenses_customer_id_key").on(table.customerId),
+    uniqueIndex("licenses_license_key_key").on(table.licenseKey),
+  ],
+);
+
+/** Machines bound to a license; (license, machine id) is unique. The first one bound is primary. */
+export const machines = pgTable(
+  "machines",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    machineId: text("machine_id").notNull(),
+    displayId: text("display_id").notNull(),
+    machineName: text("machine_name"),
+    platform: text("platform"),
+    appVersion: text("app_version"),
+    isPrimary: boolean("is_primary").notNull().default(false),
+    boundAt: timestamp("bound_at", { withTimezone: true }).notNull().defaultNow(),
+    lastSeen: timestamp("last_seen", { withTimezone: true }),
+  },
+  (table) => [uniqueIndex("machines_license_machine_key").on(table.licenseId, table.machineId)],
+);
+
+/**
+ * Validation attempts rolled up per day × license key × machine × result code. Keyed by the key as
+ * sent, so NOT_FOUND attempts are counted too. Analytics read this, never raw events.
+ */
+export const validationRollups = pgTable(
+  "validation_rollups",
+  {
+    day: date("day").notNull(),
+    licenseKey: text("license_key").notNull(),
+    machineId: text("machine_id").notNull(),
+    code: text("code").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.licenseKey, table.day, table.machineId, table.code] })],
+);
+
+/** Every usage report as received (the audit trail); the rollup below is what queries read. */
+export const usageReports = pgTable(
+  "usage_reports",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    machineId: text("machine_id").notNull(),
+    feature: text("feature").notNull().default(""),
+    executions: integer("executions").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("usage_reports_license_id_idx").on(table.licenseId, table.createdAt)],
+);
+
+export const usageRollups = pgTable(
+  "usage_rollups",
+  {
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    day: date("day").notNull(),
+    machineId: text("machine_id").notNull(),
+    feature: text("feature").notNull().default(""),
+    executions: bigint("executions", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.licenseId, table.day, table.machineId, table.feature] })],
+);
+
+/** Answers already given to an Idempotency-Key, per license key. */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    statusCode: integer("status_code").notNull(),
+    response: jsonb("response").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.scope, table.key] }),
+    index("idempotency_keys_created_at_idx").on(table.createdAt),
   ],
 );

@@ -16,6 +16,8 @@ export async function registerOpenApi(app: FastifyInstance) {
       tags: [
         { name: "Early access", description: "Signup and newsletter" },
         { name: "Sign-in", description: "OpenID Connect sign-in and bearer sessions" },
+        { name: "Licensing", description: "What the desktop app calls with its license key" },
+        { name: "Customer", description: "The signed-in customer's licenses, devices and usage (bearer token)" },
         { name: "Service", description: "Health and readiness" },
       ],
       components: {

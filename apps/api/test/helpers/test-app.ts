@@ -43,7 +43,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     siteDir: null,
     dataDir: null,
     appSecret: "test-secret-test-secret-test-secret-1234",
-    rateLimits: { signupPerMinute: 100_000, perMinute: 100_000, authPerMinute: 100_000 },
+    rateLimits: {
+      signupPerMinute: 100_000,
+      perMinute: 100_000,
+      authPerMinute: 100_000,
+      licensePerMinute: 100_000,
+      licenseKeyPerMinute: 100_000,
+    },
     ...overrides,
   };
 }

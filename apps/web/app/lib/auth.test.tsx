@@ -45,7 +45,7 @@ describe("auth context", () => {
     expect(result.current.isAuthenticated).toBe(true);
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe("/api/auth/validate");
-    expect((init?.headers as Record<string, string>).Authorization).toBe("Bearer good-token");
+    expect((init!.headers as Record<string, string>).Authorization).toBe("Bearer good-token");
   });
 
   it("removes a stored token that fails validation and clears the user", async () => {
@@ -98,7 +98,7 @@ describe("auth context", () => {
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe("/api/auth/logout");
     expect(init?.method).toBe("POST");
-    expect((init?.headers as Record<string, string>).Authorization).toBe("Bearer tok-1");
+    expect((init!.headers as Record<string, string>).Authorization).toBe("Bearer tok-1");
   });
 
   it("renders children", () => {

@@ -59,6 +59,15 @@ export async function mountDevelopmentIssuer(
     // Like Google: the ID token itself carries email and name.
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
+    // Short lifetimes: these artifacts only need to outlive one sign-in.
+    ttl: {
+      Session: 60 * 60,
+      Grant: 60 * 60,
+      Interaction: 10 * 60,
+      AuthorizationCode: 60,
+      AccessToken: 5 * 60,
+      IdToken: 5 * 60,
+    },
     pkce: { required: () => true },
     interactions: { url: (_ctx, interaction) => `${DEV_ISSUER_PATH}/interaction/${interaction.uid}` },
     findAccount: (_ctx, sub) => {

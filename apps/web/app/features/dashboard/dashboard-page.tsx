@@ -1,57 +1,38 @@
-import { Loader2, LogOut } from "lucide-react";
-import { useEffect } from "react";
+/**
+ * /dashboard (client-only route): signed-in customers only; without a token the visitor goes to /login.
+ * The portal's TanStack Query client is created here, so it ships in this route's chunk and public
+ * pages never load it.
+ */
+import { QueryClientProvider } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { useNavigate } from "react-router";
-import { buttonClass } from "../../components/button";
 import { useAuth } from "../../lib/auth";
 import { readStoredToken } from "../../lib/token-storage";
-import { UserAvatar } from "../site/user-avatar";
+import { DashboardContent } from "./dashboard-content";
+import { DashboardLoading } from "./dashboard-states";
+import { createPortalQueryClient } from "./query-client";
 
-export const DASHBOARD_LOADING = "Loading your dashboard...";
-
-/** /dashboard: signed-in customers only; without a token the visitor goes to /login. */
 export function DashboardPage() {
-  const { user, loading, logout } = useAuth();
+  const { user, loading } = useAuth();
   const navigate = useNavigate();
+  const [queryClient] = useState(createPortalQueryClient);
+  const signedOut = !readStoredToken() || (!loading && !user);
 
   useEffect(() => {
-    if (!readStoredToken() || (!loading && !user)) navigate("/login", { replace: true });
-  }, [loading, user, navigate]);
+    if (signedOut) navigate("/login", { replace: true });
+  }, [signedOut, navigate]);
 
-  if (!user) {
+  // The dashboard loads while the stored token is being validated; a bad token sends the visitor to /login.
+  if (signedOut) {
     return (
-      <div className="grid min-h-[60vh] place-items-center" role="status">
-        <p className="flex items-center gap-3 text-fg-muted">
-          <Loader2 className="size-5 animate-spin" aria-hidden="true" />
-          {DASHBOARD_LOADING}
-        </p>
+      <div className="px-4 py-10">
+        <DashboardLoading />
       </div>
     );
   }
-
-  async function signOut() {
-    await logout();
-    navigate("/login");
-  }
-
   return (
-    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6 lg:px-8">
-      <header className="flex flex-wrap items-center justify-between gap-6 border-b border-border pb-6">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">Customer Dashboard</h1>
-          <p className="mt-1 text-sm text-fg-muted">Manage your licenses and account</p>
-        </div>
-        <div className="flex items-center gap-3">
-          <UserAvatar src={user.avatar_url} size="lg" />
-          <div className="min-w-0">
-            <p className="truncate font-medium">{user.name}</p>
-            <p className="truncate text-sm text-fg-muted">{user.email}</p>
-          </div>
-          <button type="button" onClick={signOut} className={buttonClass("secondary", "sm", "ml-2")}>
-            <LogOut className="size-4" aria-hidden="true" />
-            Logout
-          </button>
-        </div>
-      </header>
-    </div>
+    <QueryClientProvider client={queryClient}>
+      <DashboardContent />
+    </QueryClientProvider>
   );
 }

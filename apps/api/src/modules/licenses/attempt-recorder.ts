@@ -1,0 +1,78 @@
+/**
+ * Validation attempts are counted in memory and written as rolled-up increments in one batch at least
+ * once a second and on shutdown, together with last-seen times. A crash can lose at most the last
+ * second of these counters — never a binding, a usage report or a license, which are written before
+ * the response.
+ */
+import type { Database } from "../../db/client";
+import { type AttemptIncrement, addValidationAttempts, touchLastSeen } from "./queries";
+
+export const ATTEMPT_FLUSH_INTERVAL_MS = 1_000;
+
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export class AttemptRecorder {
+  private attempts = new Map<string, AttemptIncrement>();
+  private seen = new Map<string, { licenseId: string; machineId: string; at: Date }>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(intervalMs = ATTEMPT_FLUSH_INTERVAL_MS) {
+    this.timer ??= setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  record(licenseKey: string, machineId: string, code: string, now: Date) {
+    this.add({ day: utcDay(now), licenseKey, machineId, code, attempts: 1 });
+  }
+
+  private add(increment: AttemptIncrement) {
+    const id = `${increment.day}\u0000${increment.licenseKey}\u0000${increment.machineId}\u0000${increment.code}`;
+    const current = this.attempts.get(id);
+    if (current) current.attempts += increment.attempts;
+    else this.attempts.set(id, { ...increment });
+  }
+
+  seenMachine(licenseId: string, machineId: string, now: Date) {
+    this.seen.set(`${licenseId}\u0000${machineId}`, { licenseId, machineId, at: now });
+  }
+
+  /** Writes what has been counted so far; concurrent calls are serialised. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.attempts.size === 0 && this.seen.size === 0) return;
+      const attempts = [...this.attempts.values()];
+      const seen = [...this.seen.values()];
+      this.attempts = new Map();
+      this.seen = new Map();
+      try {
+        await addValidationAttempts(this.db, attempts);
+      } catch (error) {
+        for (const row of attempts) this.add(row); // retried by the next flush
+        this.onError(error);
+      }
+      try {
+        await touchLastSeen(this.db, seen);
+      } catch (error) {
+        for (const row of seen)
+          if (!this.seen.has(`${row.licenseId}\u0000${row.machineId}`))
+            this.seen.set(`${row.licenseId}\u0000${row.machineId}`, row);
+        this.onError(error);
+      }
+    });
+    return this.flushing;
+  }
+
+  async stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+}

@@ -1,0 +1,140 @@
+/** The customer API: dashboard figures, license creation, devices and analytics — all scoped to the owner. */
+import { LICENSE_ERRORS } from "@flotilla/contracts/licensing";
+import type { TierId } from "@flotilla/contracts/plans";
+import { TIERS } from "@flotilla/contracts/tiers";
+import type { Database } from "../../db/client";
+import { HttpProblem } from "../../plugins/errors";
+import type { CustomerRow } from "../auth/queries";
+import { utcDay } from "./attempt-recorder";
+import { displayIdFor, generateLicenseKey, normalizeLicenseKey } from "./keys";
+import type { LicenseCache } from "./license-cache";
+import * as q from "./queries";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const MOST_USED_FEATURES = 5;
+
+function licenseView(row: q.LicenseRow, primaryMachine: string | null) {
+  return {
+    id: row.id,
+    license_key: row.licenseKey,
+    tier: row.tier,
+    status: row.status,
+    machine_id: primaryMachine,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    last_seen: row.lastSeen?.toISOString() ?? null,
+    max_machines: row.maxMachines,
+    created_at: row.createdAt.toISOString(),
+    features: row.features,
+  };
+}
+
+export class CustomerLicenses {
+  constructor(
+    private readonly db: Database,
+    private readonly cache: LicenseCache,
+    /** Writes pending last-seen times and attempt counters, so that reads are current. */
+    private readonly flushCounters: () => Promise<void>,
+  ) {}
+
+  async dashboard(customer: CustomerRow) {
+    await this.flushCounters();
+    const rows = await q.licensesOfCustomer(this.db, customer.id);
+    const ids = rows.map((row) => row.license.id);
+    const now = new Date();
+    const [total, month, features] = await Promise.all([
+      q.executionsSince(this.db, ids, null),
+      q.executionsSince(this.db, ids, `${now.toISOString().slice(0, 7)}-01`),
+      q.topFeatures(this.db, ids, MOST_USED_FEATURES),
+    ]);
+    const capacity = rows
+      .filter((row) => row.license.status === "active")
+      .reduce((sum, row) => sum + (TIERS[row.license.tier as TierId]?.monthlyQuota ?? 0), 0);
+    return {
+      customer: { name: customer.name, email: customer.email, avatar_url: customer.avatarUrl },
+      licenses: rows.map((row) => licenseView(row.license, row.primaryMachine)),
+      usage_analytics: {
+        total_executions: total,
+        current_month_executions: month,
+        license_utilization: capacity > 0 ? Math.round((month / capacity) * 1000) / 10 : 0,
+        most_used_features: features,
+      },
+    };
+  }
+
+  async create(customer: CustomerRow, tierName: string) {
+    const tier = TIERS[tierName.toLowerCase() as TierId];
+    if (!tier) throw new HttpProblem(400, LICENSE_ERRORS.unknownTier, "UNKNOWN_TIER");
+    if (!tier.available) throw new HttpProblem(400, LICENSE_ERRORS.tierUnavailable, "TIER_UNAVAILABLE");
+    const licenseKey = generateLicenseKey();
+    const row = await q.insertLicense(this.db, {
+      customerId: customer.id,
+      licenseKey,
+      tier: tier.tier,
+      maxMachines: tier.maxMachines,
+      features: tier.features,
+    });
+    if (!row) throw new HttpProblem(409, LICENSE_ERRORS.duplicate, "LICENSE_EXISTS");
+    this.cache.invalidate(licenseKey);
+    return licenseView(row, null);
+  }
+
+  private async owned(customer: CustomerRow, licenseKey: string) {
+    const license = await q.ownedLicense(this.db, customer.id, normalizeLicenseKey(licenseKey));
+    // Someone else's key and an unknown key look the same.
+    if (!license) throw new HttpProblem(404, LICENSE_ERRORS.notFound, "NOT_FOUND");
+    return license;
+  }
+
+  async machines(customer: CustomerRow, licenseKey: string) {
+    const license = await this.owned(customer, licenseKey);
+    await this.flushCounters();
+    const rows = await q.machinesOf(this.db, license.id);
+    return {
+      current_count: rows.length,
+      max_machines: license.maxMachines,
+      machines: rows.map((row) => ({
+        machine_id: row.machineId,
+        display_id: row.displayId,
+        machine_name: row.machineName,
+        platform: row.platform,
+        is_primary: row.isPrimary,
+        bound_at: row.boundAt.toISOString(),
+        last_seen: row.lastSeen?.toISOString() ?? null,
+      })),
+    };
+  }
+
+  async analytics(customer: CustomerRow, licenseKey: string, days: number) {
+    const license = await this.owned(customer, licenseKey);
+    await this.flushCounters();
+    const since = utcDay(new Date(Date.now() - (days - 1) * DAY_MS));
+    const stats = await q.validationStats(this.db, license.licenseKey, since);
+    const summary = stats.reduce(
+      (acc, row) => ({
+        total_attempts: acc.total_attempts + row.total,
+        successful_attempts: acc.successful_attempts + row.successful,
+        unique_machines_active: acc.unique_machines_active + (row.successful > 0 ? 1 : 0),
+      }),
+      { total_attempts: 0, successful_attempts: 0, unique_machines_active: 0 },
+    );
+    return {
+      days,
+      summary,
+      machine_stats: stats.map((row) => ({
+        machine_id: displayIdFor(row.machineId),
+        total_attempts: row.total,
+        successful_attempts: row.successful,
+        failed_attempts: row.total - row.successful,
+      })),
+    };
+  }
+
+  async removeMachine(customer: CustomerRow, licenseKey: string, machineId: string) {
+    const license = await this.owned(customer, licenseKey);
+    const outcome = await q.removeMachine(this.db, license.id, machineId);
+    if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
+    if (outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
+    this.cache.invalidate(license.licenseKey);
+    return "Device removed. It can be activated again from the app while a slot is free.";
+  }
+}

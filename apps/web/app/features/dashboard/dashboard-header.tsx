@@ -1,0 +1,57 @@
+import { LogOut, RefreshCw } from "lucide-react";
+import { buttonClass } from "../../components/button";
+import { UserAvatar } from "../site/user-avatar";
+
+interface HeaderCustomer {
+  name: string;
+  email: string;
+  avatar_url: string | null;
+}
+
+interface DashboardHeaderProps {
+  customer: HeaderCustomer | null;
+  refreshing: boolean;
+  onRefresh: () => void;
+  onLogout: () => void;
+}
+
+/** 'Customer Dashboard - Manage your licenses and account', refresh, the customer and logout. */
+export function DashboardHeader({ customer, refreshing, onRefresh, onLogout }: DashboardHeaderProps) {
+  return (
+    <header className="flex flex-col gap-6 border-b border-border pb-6 md:flex-row md:items-center md:justify-between">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight sm:text-3xl">Customer Dashboard</h1>
+        <p className="mt-1 text-sm text-fg-muted">Manage your licenses and account</p>
+      </div>
+      <div className="flex min-w-0 items-center gap-3">
+        <button
+          type="button"
+          onClick={onRefresh}
+          disabled={refreshing}
+          aria-label="Refresh dashboard"
+          title="Refresh dashboard"
+          className="inline-flex size-9 shrink-0 items-center justify-center rounded-lg border border-border bg-bg-elevated text-fg-muted transition-colors hover:bg-bg-subtle hover:text-fg disabled:cursor-not-allowed disabled:opacity-60"
+        >
+          <RefreshCw className={`size-4 ${refreshing ? "animate-spin" : ""}`} aria-hidden="true" />
+        </button>
+        {customer && (
+          <div className="flex min-w-0 flex-1 items-center gap-3 md:flex-none">
+            <UserAvatar src={customer.avatar_url} size="lg" />
+            <div className="min-w-0">
+              <p className="truncate font-medium" title={customer.name}>
+                {customer.name}
+              </p>
+              <p className="truncate text-sm text-fg-muted" title={customer.email}>
+                {customer.email}
+              </p>
+            </div>
+          </div>
+        )}
+        <button type="button" onClick={onLogout} className={buttonClass("secondary", "sm", "ml-auto shrink-0 md:ml-2")}>
+          <LogOut className="size-4" aria-hidden="true" />
+          Logout
+        </button>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,38 @@
+import { CreditCard, FileText, Plus, Settings } from "lucide-react";
+import { announceComingSoon } from "../../lib/coming-soon";
+
+const SOON = [
+  { label: "Download Invoices", Icon: FileText },
+  { label: "Billing Settings", Icon: CreditCard },
+  { label: "Account Settings", Icon: Settings },
+] as const;
+
+const ACTION_CLASS =
+  "flex w-full items-center gap-3 rounded-lg px-3 py-2.5 text-left text-sm font-medium transition-colors hover:bg-bg-subtle";
+
+/** Create New License opens the create dialog; the rest are coming soon. */
+export function QuickActions({ onCreateLicense }: { onCreateLicense: () => void }) {
+  return (
+    <section aria-labelledby="quick-actions-title" className="rounded-2xl border border-border bg-bg-elevated p-5">
+      <h2 id="quick-actions-title" className="font-semibold">
+        Quick Actions
+      </h2>
+      <ul className="mt-3 space-y-1">
+        <li>
+          <button type="button" onClick={onCreateLicense} className={ACTION_CLASS}>
+            <Plus className="size-4 text-sky-600 dark:text-sky-400" aria-hidden="true" />
+            Create New License
+          </button>
+        </li>
+        {SOON.map(({ label, Icon }) => (
+          <li key={label}>
+            <button type="button" onClick={() => announceComingSoon(label)} className={ACTION_CLASS}>
+              <Icon className="size-4 text-fg-muted" aria-hidden="true" />
+              {label}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

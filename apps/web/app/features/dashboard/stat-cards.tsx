@@ -1,0 +1,49 @@
+import type { DashboardData } from "@flotilla/contracts/licensing";
+import { Activity, CalendarDays, Gauge, KeyRound } from "lucide-react";
+import { formatCount, roundPercent } from "../../lib/portal-format";
+
+/** The four figures above the licenses: Active Licenses, Total Executions, This Month, Utilization. */
+export function StatCards({ data }: { data: DashboardData }) {
+  const { licenses, usage_analytics: usage } = data;
+  const stats = [
+    {
+      label: "Active Licenses",
+      value: formatCount(licenses.filter((license) => license.status === "active").length),
+      Icon: KeyRound,
+      tint: "bg-emerald-500/10 text-emerald-700 dark:text-emerald-300",
+    },
+    {
+      label: "Total Executions",
+      value: formatCount(usage.total_executions),
+      Icon: Activity,
+      tint: "bg-sky-500/10 text-sky-700 dark:text-sky-300",
+    },
+    {
+      label: "This Month",
+      value: formatCount(usage.current_month_executions),
+      Icon: CalendarDays,
+      tint: "bg-indigo-500/10 text-indigo-700 dark:text-indigo-300",
+    },
+    {
+      label: "Utilization",
+      value: `${roundPercent(usage.license_utilization)}%`,
+      Icon: Gauge,
+      tint: "bg-amber-500/10 text-amber-700 dark:text-amber-300",
+    },
+  ];
+  return (
+    <dl className="grid grid-cols-2 gap-3 sm:gap-4 lg:grid-cols-4">
+      {stats.map(({ label, value, Icon, tint }) => (
+        <div key={label} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-bg-elevated p-4">
+          <span className={`hidden size-10 shrink-0 place-items-center rounded-lg sm:grid ${tint}`} aria-hidden="true">
+            <Icon className="size-5" />
+          </span>
+          <div className="flex min-w-0 flex-col-reverse">
+            <dt className="truncate text-xs text-fg-muted sm:text-sm">{label}</dt>
+            <dd className="text-xl font-semibold tabular-nums sm:text-2xl">{value}</dd>
+          </div>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,348 @@
+import { MESSAGES } from "@flotilla/contracts/messages";
+import { QueryClientProvider } from "@tanstack/react-query";
+import { act, render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createPortalQueryClient } from "../dashboard/query-client";
+import { DevicePanel } from "./device-panel";
+
+const KEY = "FLOT-ABCDE-FGHJK";
+const LIST_URL = `/api/license/machines/${KEY}`;
+const ANALYTICS_URL = `${LIST_URL}/analytics?days=30`;
+
+const fetchMock = vi.fn<typeof fetch>();
+type Handler = (init: RequestInit | undefined) => Response | Promise<Response>;
+let routes: Record<string, Handler> = {};
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+}
+
+function machine(overrides: Record<string, unknown> = {}) {
+  return {
+    machine_id: "raw-desktop-1",
+    display_id: "DESK-0001",
+    machine_name: null,
+    platform: null,
+    is_primary: false,
+    bound_at: "2025-03-04T12:00:00Z",
+    last_seen: null,
+    ...overrides,
+  };
+}
+
+const LAPTOP = machine({
+  machine_id: "ada-laptop",
+  display_id: "LAPT-1111",
+  machine_name: "Ada's laptop",
+  platform: "macOS",
+  is_primary: true,
+  bound_at: "2025-01-15T12:00:00Z",
+  last_seen: "2025-06-12T12:00:00Z",
+});
+const BUILD_SERVER = machine({
+  machine_id: "build server/prod 2",
+  display_id: "SRV-2222",
+  bound_at: "2025-02-20T12:00:00Z",
+});
+const PHONE = machine({ machine_id: "android-pixel", display_id: "MOB-3333" });
+
+function listAnswer(machines: unknown[], max = 3) {
+  return json(200, { success: true, data: { current_count: machines.length, max_machines: max, machines } });
+}
+
+function calls(url: string, method = "GET") {
+  return fetchMock.mock.calls.filter(([input, init]) => String(input) === url && (init?.method ?? "GET") === method);
+}
+
+function renderPanel() {
+  const onChanged = vi.fn();
+  const client = createPortalQueryClient();
+  render(
+    <QueryClientProvider client={client}>
+      <DevicePanel licenseKey={KEY} onChanged={onChanged} />
+    </QueryClientProvider>,
+  );
+  const user = vi.isFakeTimers() ? userEvent.setup({ advanceTimers: vi.advanceTimersByTime }) : userEvent.setup();
+  return { onChanged, user };
+}
+
+/** Lets pending promises and timers up to `ms` run, inside act so React state updates are flushed. */
+async function advance(ms: number) {
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(ms);
+  });
+}
+
+beforeEach(() => {
+  localStorage.clear();
+  localStorage.setItem("auth_token", "good-token");
+  routes = {};
+  fetchMock.mockReset();
+  fetchMock.mockImplementation(async (input, init) => {
+    const handler = routes[`${init?.method ?? "GET"} ${String(input)}`];
+    if (!handler) throw new Error(`unexpected request ${init?.method ?? "GET"} ${String(input)}`);
+    return handler(init);
+  });
+  vi.stubGlobal("fetch", fetchMock);
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+describe("DevicePanel: loading and the list", () => {
+  it("shows 'Loading machine data...' and then the devices with their details", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
+    renderPanel();
+
+    expect(screen.getByRole("heading", { name: "Device Management" })).toBeInTheDocument();
+    expect(screen.getByText("Manage devices authorized to use your license")).toBeInTheDocument();
+    expect(screen.getByRole("status")).toHaveTextContent("Loading machine data...");
+
+    const list = await screen.findByRole("list", { name: "Authorized devices" });
+    const [laptop, server] = within(list).getAllByRole("listitem");
+    expect(laptop).toHaveTextContent("LAPT-1111");
+    expect(within(laptop!).getByText("Primary")).toBeInTheDocument();
+    expect(laptop).toHaveTextContent("Ada's laptop · macOS");
+    expect(laptop).toHaveTextContent("Added Jan 15, 2025");
+    expect(laptop).toHaveTextContent("Last seen Jun 12, 2025");
+    expect(within(laptop!).getByRole("img", { name: "Desktop computer" })).toBeInTheDocument();
+
+    expect(server).toHaveTextContent("SRV-2222");
+    expect(within(server!).queryByText("Primary")).not.toBeInTheDocument();
+    expect(server).toHaveTextContent("Added Feb 20, 2025");
+    expect(server).toHaveTextContent("Last seen Never");
+    expect(within(server!).getByRole("img", { name: "Server" })).toBeInTheDocument();
+
+    const used = screen.getByText("Devices Used").closest("dl")!;
+    expect(used).toHaveTextContent("2/3");
+
+    const [, init] = calls(LIST_URL)[0]!;
+    expect((init!.headers as Record<string, string>).Authorization).toBe("Bearer good-token");
+  });
+
+  it("guesses a mobile icon from the machine id", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([PHONE, LAPTOP]);
+    renderPanel();
+    expect(await screen.findByRole("img", { name: "Mobile device" })).toBeInTheDocument();
+  });
+
+  it("says how many more devices can be added, pluralised, and that new devices register themselves", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP], 3);
+    renderPanel();
+    expect(await screen.findByText(/You can add 2 more devices\./)).toHaveTextContent(
+      "You can add 2 more devices. Running Flotilla on a new device registers it automatically.",
+    );
+  });
+
+  it("uses the singular for one free slot and says nothing when the license is full", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER], 3);
+    renderPanel();
+    expect(await screen.findByText(/You can add 1 more device\./)).toBeInTheDocument();
+  });
+
+  it("shows no hint when every slot is used", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER, PHONE], 3);
+    renderPanel();
+    await screen.findByText("MOB-3333");
+    expect(screen.queryByText(/You can add/)).not.toBeInTheDocument();
+    expect(screen.getByText("Devices Used").closest("dl")).toHaveTextContent("3/3");
+  });
+
+  it("shows the empty state when no device is registered", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([]);
+    renderPanel();
+    expect(await screen.findByText("No devices registered yet")).toBeInTheDocument();
+    expect(screen.getByText("Devices will appear here when you activate your license")).toBeInTheDocument();
+  });
+
+  it("on failure shows 'Unable to load machine data' with the server's reason, and 'Try again' reloads", async () => {
+    let failures = 1;
+    routes[`GET ${LIST_URL}`] = () =>
+      failures-- > 0 ? json(404, { success: false, error: "License not found" }) : listAnswer([LAPTOP]);
+    const { user } = renderPanel();
+
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent(MESSAGES.machinePanelLoadFailed);
+    expect(alert).toHaveTextContent("License not found");
+    await user.click(within(alert).getByRole("button", { name: "Try again" }));
+    expect(await screen.findByText("LAPT-1111")).toBeInTheDocument();
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
+
+  it("falls back to 'Failed to load machine data' when the server gives no reason", async () => {
+    routes[`GET ${LIST_URL}`] = () => json(403, {});
+    renderPanel();
+    expect(await screen.findByRole("alert")).toHaveTextContent(MESSAGES.machineLoadFailed);
+  });
+
+  it("without a stored token says 'Authentication required' and sends nothing", async () => {
+    localStorage.clear();
+    renderPanel();
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent(MESSAGES.machinePanelLoadFailed);
+    expect(alert).toHaveTextContent(MESSAGES.noTokenForMachine);
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+});
+
+describe("DevicePanel: removing a device", () => {
+  it("cannot remove the last device", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP]);
+    renderPanel();
+    const button = await screen.findByRole("button", { name: "Remove device LAPT-1111" });
+    expect(button).toBeDisabled();
+    expect(button).toHaveAttribute("title", "Cannot remove the last device");
+  });
+
+  it("removes a device: spinner and disabled while it runs, the server's message for 3 s, list and parent refreshed", async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal("jest", { advanceTimersByTime: (ms: number) => vi.advanceTimersByTime(ms) });
+    let machines = [LAPTOP, BUILD_SERVER];
+    routes[`GET ${LIST_URL}`] = () => listAnswer(machines);
+    let answerDelete!: (response: Response) => void;
+    const deleteUrl = `${LIST_URL}/${encodeURIComponent("build server/prod 2")}`;
+    routes[`DELETE ${deleteUrl}`] = () => new Promise<Response>((resolve) => (answerDelete = resolve));
+    const { user, onChanged } = renderPanel();
+    await advance(0);
+
+    const button = screen.getByRole("button", { name: "Remove device SRV-2222" });
+    expect(button).toBeEnabled();
+    expect(button).toHaveAttribute("title", "Remove this device");
+    await user.click(button);
+
+    expect(button).toBeDisabled();
+    expect(button).toHaveAttribute("aria-busy", "true");
+    expect(calls(deleteUrl, "DELETE")).toHaveLength(1);
+    expect(screen.getByRole("button", { name: "Remove device LAPT-1111" })).toBeEnabled();
+
+    machines = [LAPTOP];
+    answerDelete(json(200, { success: true, message: "Device SRV-2222 removed" }));
+    await advance(0);
+
+    expect(screen.getByText("Device SRV-2222 removed")).toBeInTheDocument();
+    expect(screen.getByText("Device SRV-2222 removed").closest("[aria-live]")).toHaveAttribute("aria-live", "polite");
+    expect(calls(LIST_URL)).toHaveLength(2);
+    expect(screen.queryByText("SRV-2222")).not.toBeInTheDocument();
+    expect(screen.getByText("Devices Used").closest("dl")).toHaveTextContent("1/3");
+    expect(onChanged).toHaveBeenCalledOnce();
+    expect(screen.getByRole("button", { name: "Remove device LAPT-1111" })).toBeDisabled();
+
+    await advance(2900);
+    expect(screen.getByText("Device SRV-2222 removed")).toBeInTheDocument();
+    await advance(100);
+    expect(screen.queryByText("Device SRV-2222 removed")).not.toBeInTheDocument();
+  });
+
+  it("shows the server's error in a red banner when removal fails, and clears it on the next try", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
+    const deleteUrl = `${LIST_URL}/${encodeURIComponent("build server/prod 2")}`;
+    routes[`DELETE ${deleteUrl}`] = () => json(409, { success: false, error: "Cannot remove the last device" });
+    const { user, onChanged } = renderPanel();
+
+    await user.click(await screen.findByRole("button", { name: "Remove device SRV-2222" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Cannot remove the last device");
+    expect(alert.className).toContain("text-red-");
+    expect(onChanged).not.toHaveBeenCalled();
+    expect(screen.getByRole("button", { name: "Remove device SRV-2222" })).toBeEnabled();
+
+    routes[`DELETE ${deleteUrl}`] = () => new Promise<Response>(() => {});
+    await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
+
+  it("says 'Failed to remove machine' when the failure carries no reason", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
+    routes[`DELETE ${LIST_URL}/ada-laptop`] = () => json(400, { success: false });
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Remove device LAPT-1111" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(MESSAGES.machineRemoveFailed);
+  });
+});
+
+describe("DevicePanel: analytics", () => {
+  const ANALYTICS = {
+    success: true,
+    data: {
+      days: 30,
+      summary: { total_attempts: 1234, successful_attempts: 1200, unique_machines_active: 3 },
+      machine_stats: [
+        { machine_id: "LAPT-1111", total_attempts: 1000, successful_attempts: 990, failed_attempts: 10 },
+        { machine_id: "SRV-2222", total_attempts: 200, successful_attempts: 190, failed_attempts: 10 },
+        { machine_id: "MOB-3333", total_attempts: 34, successful_attempts: 20, failed_attempts: 14 },
+      ],
+    },
+  };
+
+  it("fetches analytics only when shown, then shows the totals and a coloured chip per device", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER, PHONE], 5);
+    routes[`GET ${ANALYTICS_URL}`] = () => json(200, ANALYTICS);
+    const { user } = renderPanel();
+    await screen.findByText("LAPT-1111");
+    expect(calls(ANALYTICS_URL)).toHaveLength(0);
+    expect(screen.queryByText("Usage Analytics (Last 30 Days)")).not.toBeInTheDocument();
+
+    const toggle = screen.getByRole("button", { name: "Show Analytics" });
+    expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await user.click(toggle);
+    expect(toggle).toHaveAccessibleName("Hide Analytics");
+    expect(toggle).toHaveAttribute("aria-expanded", "true");
+
+    const title = await screen.findByRole("heading", { name: "Usage Analytics (Last 30 Days)" });
+    const panel = title.parentElement!;
+    expect(within(panel).getByText("Total Validations").parentElement).toHaveTextContent("1,234");
+    expect(within(panel).getByText("Successful").parentElement).toHaveTextContent("1,200");
+    expect(within(panel).getByText("Active Devices").parentElement).toHaveTextContent("3");
+    expect(calls(ANALYTICS_URL)).toHaveLength(1);
+
+    const busiest = screen.getByText("1,000 uses");
+    expect(busiest.className).toContain("emerald");
+    expect(busiest.parentElement).toHaveTextContent("990 successful");
+    expect(busiest.parentElement).toHaveTextContent("10 failed");
+    expect(screen.getByText("200 uses").className).toContain("slate");
+    expect(screen.getByText("34 uses").className).toContain("slate");
+
+    await user.click(toggle);
+    expect(screen.getByRole("button", { name: "Show Analytics" })).toBeInTheDocument();
+    expect(screen.queryByText("1,000 uses")).not.toBeInTheDocument();
+    expect(screen.queryByText("Usage Analytics (Last 30 Days)")).not.toBeInTheDocument();
+  });
+
+  it("colours a device yellow above 0.3 of the busiest", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER], 5);
+    routes[`GET ${ANALYTICS_URL}`] = () =>
+      json(200, {
+        success: true,
+        data: {
+          ...ANALYTICS.data,
+          machine_stats: [
+            { machine_id: "LAPT-1111", total_attempts: 10, successful_attempts: 10, failed_attempts: 0 },
+            { machine_id: "SRV-2222", total_attempts: 5, successful_attempts: 4, failed_attempts: 1 },
+          ],
+        },
+      });
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+    expect((await screen.findByText("5 uses")).className).toContain("amber");
+    expect(screen.getByText("10 uses").className).toContain("emerald");
+  });
+
+  it("only logs an analytics failure", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
+    routes[`GET ${ANALYTICS_URL}`] = () => json(404, { success: false, error: "License not found" });
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+
+    await vi.waitFor(() => expect(logged).toHaveBeenCalled());
+    expect(await screen.findByRole("button", { name: "Hide Analytics" })).toBeInTheDocument();
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(screen.queryByText("Usage Analytics (Last 30 Days)")).not.toBeInTheDocument();
+    expect(screen.queryByText(/uses$/)).not.toBeInTheDocument();
+    expect(screen.getByText("LAPT-1111")).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,148 @@
+import { BRAND } from "@flotilla/contracts/brand";
+import type { Machine } from "@flotilla/contracts/licensing";
+import { MESSAGES } from "@flotilla/contracts/messages";
+import { SUCCESS_MESSAGE_MS } from "@flotilla/contracts/timings";
+import { useQueryClient } from "@tanstack/react-query";
+import { BarChart3, Info, Loader2, MonitorSmartphone, RotateCw } from "lucide-react";
+import { useEffect, useId, useState } from "react";
+import { Banner } from "../../components/banner";
+import { buttonClass } from "../../components/button";
+import { deviceErrorMessage, machineKeys, useMachineAnalytics, useMachines, useRemoveMachine } from "./api";
+import { DeviceAnalytics } from "./device-analytics";
+import { remainingDevicesHint } from "./device-helpers";
+import { DeviceList } from "./device-list";
+
+interface DevicePanelProps {
+  licenseKey: string;
+  /** Called after a device was removed, so the page around can refresh its figures. */
+  onChanged?: () => void;
+}
+
+/** Spec section 2, "Device Management panel": the devices authorized under one license. */
+export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
+  const headingId = useId();
+  const analyticsId = useId();
+  const queryClient = useQueryClient();
+  const machines = useMachines(licenseKey);
+  const [showAnalytics, setShowAnalytics] = useState(false);
+  const analytics = useMachineAnalytics(licenseKey, showAnalytics);
+  const removal = useRemoveMachine(licenseKey);
+  const [removingIds, setRemovingIds] = useState<ReadonlySet<string>>(() => new Set());
+  const [removeError, setRemoveError] = useState<string | null>(null);
+  const [successMessage, setSuccessMessage] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!successMessage) return;
+    const timer = setTimeout(() => setSuccessMessage(null), SUCCESS_MESSAGE_MS);
+    return () => clearTimeout(timer);
+  }, [successMessage]);
+
+  async function removeDevice(machine: Machine) {
+    const id = machine.machine_id;
+    setRemovingIds((current) => new Set(current).add(id));
+    setRemoveError(null);
+    setSuccessMessage(null);
+    try {
+      const message = await removal.mutateAsync(id);
+      setSuccessMessage(message || `Device ${machine.display_id} removed`);
+      await queryClient.invalidateQueries({ queryKey: machineKeys.all(licenseKey) });
+      onChanged?.();
+    } catch (error) {
+      setRemoveError(deviceErrorMessage(error, MESSAGES.machineRemoveFailed));
+    } finally {
+      setRemovingIds((current) => {
+        const next = new Set(current);
+        next.delete(id);
+        return next;
+      });
+    }
+  }
+
+  const list = machines.data;
+  const hint = list && !machines.isError ? remainingDevicesHint(list.current_count, list.max_machines) : null;
+
+  return (
+    <section aria-labelledby={headingId} className="rounded-xl border border-border bg-bg-subtle p-4 sm:p-5">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="flex min-w-0 items-start gap-3">
+          <MonitorSmartphone className="mt-0.5 size-5 shrink-0 text-sky-600 dark:text-sky-400" aria-hidden="true" />
+          <div className="min-w-0">
+            <h4 id={headingId} className="font-semibold">
+              Device Management
+            </h4>
+            <p className="text-sm text-fg-muted">Manage devices authorized to use your license</p>
+          </div>
+        </div>
+        <div className="flex items-center gap-4">
+          {list && (
+            <dl className="flex flex-col-reverse text-right">
+              <dt className="text-xs text-fg-muted">Devices Used</dt>
+              <dd className="text-lg font-semibold tabular-nums">
+                {list.current_count}/{list.max_machines}
+              </dd>
+            </dl>
+          )}
+          <button
+            type="button"
+            onClick={() => setShowAnalytics((shown) => !shown)}
+            aria-expanded={showAnalytics}
+            aria-controls={analyticsId}
+            className={buttonClass("secondary", "sm")}
+          >
+            <BarChart3 className="size-4" aria-hidden="true" />
+            {showAnalytics ? "Hide Analytics" : "Show Analytics"}
+          </button>
+        </div>
+      </div>
+
+      <div className="mt-4 space-y-3">
+        <div aria-live="polite">{successMessage && <Banner tone="success">{successMessage}</Banner>}</div>
+        {removeError && <Banner tone="error">{removeError}</Banner>}
+
+        <div id={analyticsId} hidden={!showAnalytics}>
+          {showAnalytics && <DeviceAnalytics analytics={analytics.data} loading={analytics.isPending} />}
+        </div>
+
+        {machines.isPending ? (
+          <p role="status" className="flex items-center justify-center gap-2 py-6 text-sm text-fg-muted">
+            <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+            Loading machine data...
+          </p>
+        ) : machines.isError ? (
+          <div
+            role="alert"
+            className="rounded-lg border border-red-300 bg-red-50 px-4 py-5 text-center text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200"
+          >
+            <p className="font-medium">{MESSAGES.machinePanelLoadFailed}</p>
+            <p className="mt-1 text-sm">{deviceErrorMessage(machines.error, MESSAGES.machineLoadFailed)}</p>
+            <button
+              type="button"
+              onClick={() => void machines.refetch()}
+              disabled={machines.isFetching}
+              className={buttonClass("secondary", "sm", "mt-3")}
+            >
+              <RotateCw className={`size-4 ${machines.isFetching ? "animate-spin" : ""}`} aria-hidden="true" />
+              Try again
+            </button>
+          </div>
+        ) : (
+          <DeviceList
+            list={machines.data}
+            analytics={showAnalytics ? analytics.data : undefined}
+            removingIds={removingIds}
+            onRemove={removeDevice}
+          />
+        )}
+
+        {hint && (
+          <p className="flex items-start gap-2 text-sm text-fg-muted">
+            <Info className="mt-0.5 size-4 shrink-0 text-sky-600 dark:text-sky-400" aria-hidden="true" />
+            <span>
+              {hint}. Running {BRAND.name} on a new device registers it automatically.
+            </span>
+          </p>
+        )}
+      </div>
+    </section>
+  );
+}

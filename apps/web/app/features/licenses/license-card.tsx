@@ -1,0 +1,98 @@
+import type { License } from "@flotilla/contracts/licensing";
+import { planByTier } from "@flotilla/contracts/plans";
+import { ArrowRightLeft, Download, KeyRound, Power } from "lucide-react";
+import { type ReactNode, useId } from "react";
+import { buttonClass } from "../../components/button";
+import { announceComingSoon } from "../../lib/coming-soon";
+import { formatDisplayDate } from "../../lib/portal-format";
+import { DevicePanel } from "../devices/device-panel";
+import { CopyButton } from "./copy-button";
+import { featureChips } from "./license-helpers";
+import { LicenseStatus } from "./license-status";
+import { TierBadge } from "./tier-badge";
+
+const ACTIONS = [
+  { label: "Transfer", Icon: ArrowRightLeft, feature: "License transfer" },
+  { label: "Download", Icon: Download, feature: "License download" },
+  { label: "Deactivate", Icon: Power, feature: "License deactivation" },
+] as const;
+
+/** One license: tier, status, key, bound machine, dates, feature chips, actions and its devices. */
+export function LicenseCard({ license, onChanged }: { license: License; onChanged?: () => void }) {
+  const titleId = useId();
+  const planName = planByTier(license.tier)?.name ?? `${license.tier} license`;
+  return (
+    <article
+      aria-labelledby={titleId}
+      className="rounded-2xl border border-border bg-bg-elevated p-4 shadow-sm sm:p-6"
+      data-license-id={license.id}
+    >
+      <header className="flex flex-wrap items-center justify-between gap-3">
+        <div className="flex min-w-0 flex-wrap items-center gap-3">
+          <TierBadge tier={license.tier} />
+          <h3 id={titleId} className="font-semibold">
+            {planName}
+          </h3>
+        </div>
+        <LicenseStatus status={license.status} />
+      </header>
+
+      <dl className="mt-5 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2">
+        <Field label="License Key" wide>
+          <span className="flex items-center gap-1 rounded-lg border border-border bg-bg-subtle py-1 pl-3 pr-1">
+            <KeyRound className="size-4 shrink-0 text-fg-muted" aria-hidden="true" />
+            <code className="min-w-0 flex-1 break-all font-mono text-sm">{license.license_key}</code>
+            <CopyButton value={license.license_key} label="Copy license key" />
+          </span>
+        </Field>
+        <Field label="Machine ID">
+          {license.machine_id ? (
+            <code className="break-all font-mono">{license.machine_id}</code>
+          ) : (
+            <span className="text-fg-muted">Not activated</span>
+          )}
+        </Field>
+        <Field label="Expires">{formatDisplayDate(license.expires_at)}</Field>
+        <Field label="Last Seen">{formatDisplayDate(license.last_seen)}</Field>
+      </dl>
+
+      <ul className="mt-5 flex flex-wrap gap-2" aria-label="Features">
+        {featureChips(license.features).map((chip) => (
+          <li
+            key={chip}
+            className="rounded-full border border-border bg-bg-subtle px-3 py-1 text-xs font-medium text-fg-muted"
+          >
+            {chip}
+          </li>
+        ))}
+      </ul>
+
+      <div className="mt-5 flex flex-wrap gap-2">
+        {ACTIONS.map(({ label, Icon, feature }) => (
+          <button
+            key={label}
+            type="button"
+            onClick={() => announceComingSoon(feature)}
+            className={buttonClass("secondary", "sm")}
+          >
+            <Icon className="size-4" aria-hidden="true" />
+            {label}
+          </button>
+        ))}
+      </div>
+
+      <div className="mt-6">
+        <DevicePanel licenseKey={license.license_key} onChanged={onChanged} />
+      </div>
+    </article>
+  );
+}
+
+function Field({ label, wide, children }: { label: string; wide?: boolean; children: ReactNode }) {
+  return (
+    <div className={`min-w-0 ${wide ? "sm:col-span-2" : ""}`}>
+      <dt className="text-xs font-medium tracking-wide text-fg-muted uppercase">{label}</dt>
+      <dd className="mt-1">{children}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+import type { License } from "@flotilla/contracts/licensing";
+import { KeySquare, Plus } from "lucide-react";
+import { buttonClass } from "../../components/button";
+import { LicenseCard } from "./license-card";
+
+interface LicenseListProps {
+  licenses: readonly License[];
+  onCreate: () => void;
+  /** Called after something changed under a license (a device removed). */
+  onChanged?: () => void;
+}
+
+/** 'Your Licenses': every license as a card, or the empty state inviting a free one. */
+export function LicenseList({ licenses, onCreate, onChanged }: LicenseListProps) {
+  return (
+    <section aria-labelledby="licenses-title" className="min-w-0">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id="licenses-title" className="text-lg font-semibold">
+          Your Licenses
+        </h2>
+        <button type="button" onClick={onCreate} className={buttonClass("primary", "sm")}>
+          <Plus className="size-4" aria-hidden="true" />
+          Create License
+        </button>
+      </div>
+      {licenses.length === 0 ? (
+        <div className="mt-4 rounded-2xl border border-dashed border-border bg-bg-elevated px-6 py-12 text-center">
+          <KeySquare className="mx-auto size-10 text-fg-muted" aria-hidden="true" />
+          <h3 className="mt-4 font-semibold">No licenses yet</h3>
+          <p className="mt-1 text-sm text-fg-muted">Get started by purchasing your first license</p>
+          <button type="button" onClick={onCreate} className={buttonClass("primary", "md", "mt-6")}>
+            Create Free License
+          </button>
+        </div>
+      ) : (
+        <ul className="mt-4 space-y-6">
+          {licenses.map((license) => (
+            <li key={license.id}>
+              <LicenseCard license={license} onChanged={onChanged} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import { expect, type Page, test } from "@playwright/test";
+
+async function signIn(page: Page, email: string, name: string) {
+  await page.goto("/login");
+  await page.getByRole("button", { name: "Continue with Google" }).click();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Name").fill(name);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+}
+
+test("portal: create a license, devices appear as the app validates, analytics, remove a device", async ({
+  page,
+  request,
+}) => {
+  await signIn(page, `portal-${Date.now()}@example.com`, "Grace Hopper");
+  await expect(page.getByRole("heading", { name: "Customer Dashboard" })).toBeVisible();
+  await expect(page.getByText("No licenses yet")).toBeVisible();
+  await expect(page.getByText("Get started by purchasing your first license")).toBeVisible();
+
+  // Create Your License: free is available, plus is Coming Soon.
+  await page.getByRole("button", { name: "Create Free License" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Create Your License" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("button", { name: /Coming Soon/ })).toBeDisabled();
+  await dialog.getByRole("button", { name: "Create Free License" }).click();
+  await expect(dialog).toBeHidden();
+
+  const keyText = page.getByText(/^FLOT(-[0-9A-Z]{5}){5}$/);
+  await expect(keyText).toBeVisible();
+  const licenseKey = (await keyText.textContent())!.trim();
+  const badge = page.getByText(/^Tier: free$/i).first();
+  await expect(badge).toBeVisible();
+  await expect(badge).toHaveCSS("text-transform", "uppercase");
+  await expect(page.getByText("Not activated")).toBeVisible();
+  await expect(page.getByText("No devices registered yet")).toBeVisible();
+
+  // A second license is refused with the spec's message.
+  await page.getByRole("button", { name: "Create License" }).click();
+  await dialog.getByRole("button", { name: "Create Free License" }).click();
+  await expect(
+    dialog.getByText("You already have an active license. Only one license per customer is allowed.").first(),
+  ).toBeVisible();
+  await dialog.getByRole("button", { name: "Maybe later" }).click();
+
+  // The desktop app validates on two machines and reports usage.
+  for (const machineId of ["desktop-grace-laptop", "server-prod-ci"]) {
+    const answer = await request.post("/api/license/validate", {
+      data: { license_key: licenseKey, machine_id: machineId },
+    });
+    expect((await answer.json()).data.code).toBe("VALID");
+  }
+  await request.post("/api/license/usage", {
+    data: { license_key: licenseKey, machine_id: "server-prod-ci", executions: 25, feature: "code-review" },
+  });
+
+  await page.getByRole("button", { name: /Refresh/ }).click();
+  await expect(page.getByText("desktop-grace-laptop").first()).toBeVisible();
+  await expect(page.getByText("server-prod-ci")).toBeVisible();
+  await expect(page.getByText("2/3")).toBeVisible();
+  await expect(page.getByText(/You can add 1 more device\b/)).toBeVisible();
+  await expect(page.getByText("Code Review")).toBeVisible();
+
+  await page.getByRole("button", { name: /Show Analytics/ }).click();
+  await expect(page.getByText("Usage Analytics (Last 30 Days)")).toBeVisible();
+
+  // Remove the server; the last device cannot be removed.
+  await page.getByRole("button", { name: "Remove device server-prod-ci" }).click();
+  await expect(page.getByText("server-prod-ci")).toBeHidden();
+  await expect(page.getByText("1/3")).toBeVisible();
+  const last = page.getByRole("button", { name: "Remove device desktop-grace-laptop" });
+  await expect(last).toBeDisabled();
+  await expect(last).toHaveAttribute("title", "Cannot remove the last device");
+});
+
+test("another customer cannot see or change someone else's license", async ({ page, request }) => {
+  await signIn(page, `owner-${Date.now()}@example.com`, "Owner");
+  await page.getByRole("button", { name: "Create Free License" }).first().click();
+  await page
+    .getByRole("dialog", { name: "Create Your License" })
+    .getByRole("button", { name: "Create Free License" })
+    .click();
+  const licenseKey = (await page.getByText(/^FLOT(-[0-9A-Z]{5}){5}$/).textContent())!.trim();
+  await request.post("/api/license/validate", { data: { license_key: licenseKey, machine_id: "desktop-owner" } });
+
+  const intruder = await page.context().browser()!.newContext();
+  const other = await intruder.newPage();
+  await signIn(other, `intruder-${Date.now()}@example.com`, "Intruder");
+  const token = await other.evaluate(() => localStorage.getItem("auth_token"));
+  for (const [method, url] of [
+    ["GET", `/api/license/machines/${licenseKey}`],
+    ["GET", `/api/license/machines/${licenseKey}/analytics?days=30`],
+    ["DELETE", `/api/license/machines/${licenseKey}/desktop-owner`],
+  ] as const) {
+    const response = await request.fetch(url, { method, headers: { authorization: `Bearer ${token}` } });
+    expect(response.status()).toBe(404);
+    expect(await response.text()).not.toContain("desktop-owner");
+  }
+  await intruder.close();
+});

@@ -1,0 +1,94 @@
+/**
+ * Licensing limits per tier: the server enforces them, the dashboard and docs show them. Prices and
+ * marketing copy live in plans.ts; quotas come from the same plan rows. No zod here: public pages read it.
+ */
+import { planByTier, type TierId } from "./plans";
+
+export interface TierFeatures {
+  /** Agents that may run at once on one machine; null means unlimited. */
+  maxConcurrentExecutions: number | null;
+  sharedMemory: boolean;
+  backups: boolean;
+  embeddingModels: boolean;
+}
+
+export interface TierLimits {
+  tier: TierId;
+  /** Machines one license may be bound to at the same time. */
+  maxMachines: number;
+  features: TierFeatures;
+  /**
+   * Executions per calendar month (UTC) that count as 100 % utilization. Self-hosted tiers run locally
+   * without a hard cap; the figure is the capacity the dashboard's usage bar measures against.
+   */
+  monthlyQuota: number;
+  /** Whether a customer can create this tier today (only free: the rest are Coming Soon). */
+  available: boolean;
+}
+
+const hostedQuota = (tier: TierId) => planByTier(tier)?.quota?.total ?? 0;
+
+export const TIERS: Readonly<Record<TierId, TierLimits>> = {
+  free: {
+    tier: "free",
+    maxMachines: 3,
+    features: { maxConcurrentExecutions: 1, sharedMemory: false, backups: false, embeddingModels: false },
+    monthlyQuota: 1_000,
+    available: true,
+  },
+  plus: {
+    tier: "plus",
+    maxMachines: 5,
+    features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
+    monthlyQuota: 10_000,
+    available: false,
+  },
+  pro: {
+    tier: "pro",
+    maxMachines: 5,
+    features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
+    monthlyQuota: hostedQuota("pro"),
+    available: false,
+  },
+  "pro+": {
+    tier: "pro+",
+    maxMachines: 10,
+    features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
+    monthlyQuota: hostedQuota("pro+"),
+    available: false,
+  },
+  ultra: {
+    tier: "ultra",
+    maxMachines: 20,
+    features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
+    monthlyQuota: hostedQuota("ultra"),
+    available: false,
+  },
+};
+
+export const TIER_IDS = Object.keys(TIERS) as TierId[];
+
+/** Per-tier settings the desktop app reads (GET /api/license/configurations). */
+export const CLIENT_CONFIGURATION = {
+  /** How often a running app re-validates its license. */
+  heartbeatIntervalSeconds: 6 * 60 * 60,
+  /** How long a signed validation token lets the app work offline. */
+  offlineGraceSeconds: 7 * 24 * 60 * 60,
+  /** How often the app reports its execution counts. */
+  usageReportIntervalSeconds: 15 * 60,
+} as const;
+
+export const LICENSE_CODES = ["VALID", "NOT_FOUND", "SUSPENDED", "EXPIRED", "TOO_MANY_MACHINES"] as const;
+export type LicenseCode = (typeof LICENSE_CODES)[number];
+
+export const LICENSE_STATUSES = ["active", "expired", "suspended"] as const;
+export type LicenseStatus = (typeof LICENSE_STATUSES)[number];
+
+/** Human messages for each validation code, shown by the CLI and usable by the desktop app. */
+export const LICENSE_CODE_MESSAGES: Readonly<Record<LicenseCode, string>> = {
+  VALID: "License is valid.",
+  NOT_FOUND: "No license with this key exists.",
+  SUSPENDED: "This license is suspended. Contact support.",
+  EXPIRED: "This license has expired.",
+  TOO_MANY_MACHINES: "This license is already active on the maximum number of machines. Remove one from the dashboard.",
+};

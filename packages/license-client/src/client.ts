@@ -1,0 +1,386 @@
+/**
+ * HTTP client for the licensing API (/api/license/*): JSON in and out, a timeout per attempt, bounded
+ * retries for network failures, 5xx, 429 (honouring Retry-After) and an Idempotency-Key still in progress (409),
+ * never for any other 4xx. POSTs carry
+ * one Idempotency-Key per logical call, reused across its retries, so a retried usage report counts once.
+ */
+import { randomUUID } from "node:crypto";
+import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
+import {
+  type FeaturesSchema,
+  LicenseValidateResponseSchema,
+  type UsageRequest,
+  UsageRequestSchema,
+  UsageResponseSchema,
+  type ValidateRequest,
+  ValidateRequestSchema,
+} from "@flotilla/contracts/licensing";
+import { API_MAX_ATTEMPTS, API_TIMEOUT_MS, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "@flotilla/contracts/timings";
+import { LicenseApiError, LicenseInputError, LicenseNetworkError, LicenseProtocolError } from "./errors";
+
+export const DEFAULT_BASE_URL = "http://localhost:3000";
+/** The longest Retry-After we are prepared to sit through; a longer one fails the call at once. */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000;
+const VERSION = "0.1.0";
+
+export type ValidateResult = ReturnType<typeof LicenseValidateResponseSchema.parse>["data"];
+export type UsageResult = ReturnType<typeof UsageResponseSchema.parse>["data"];
+export type LicenseFeatures = ReturnType<typeof FeaturesSchema.parse>;
+export type { UsageRequest, ValidateRequest };
+
+export interface Ed25519PublicJwk {
+  kty: "OKP";
+  crv: "Ed25519";
+  x: string;
+  kid?: string;
+}
+
+export interface PublicKeyResult {
+  kid: string;
+  alg: "EdDSA";
+  jwk: Ed25519PublicJwk;
+}
+
+export interface ClientConfiguration {
+  heartbeat_interval_seconds: number;
+  offline_grace_seconds: number;
+  usage_report_interval_seconds: number;
+  tiers: Record<string, unknown>;
+}
+
+export interface LicenseClientOptions {
+  /** Origin of the licensing API, e.g. https://licensing.example.com. Default http://localhost:3000. */
+  baseUrl?: string;
+  /** A fetch implementation (default: the global fetch). */
+  fetch?: typeof globalThis.fetch;
+  /** Per-attempt timeout, covering the response body too. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** Extra attempts after the first for retryable failures. Default 2 (3 attempts in all). */
+  retries?: number;
+  /** First backoff delay; doubles per attempt. Default 1 000 ms. */
+  retryBaseDelayMs?: number;
+  /** Backoff ceiling. Default 5 000 ms. */
+  retryMaxDelayMs?: number;
+  /** A Retry-After longer than this is not waited for: the call fails with the 429/503. Default 30 000 ms. */
+  maxRetryAfterMs?: number;
+  /** How to wait between attempts (injectable for tests). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Sent as User-Agent. */
+  userAgent?: string;
+}
+
+export interface CallOptions {
+  /** Reuse a key to make a call you repeat yourself (e.g. after a crash) idempotent; generated otherwise. */
+  idempotencyKey?: string;
+  /** Cancels the call, including waits between retries. */
+  signal?: AbortSignal;
+}
+
+interface RequestSpec<T> {
+  method: "GET" | "POST";
+  path: string;
+  body?: unknown;
+  idempotencyKey?: string;
+  signal?: AbortSignal | undefined;
+  parse: (json: unknown) => T | undefined;
+}
+
+type Attempt =
+  | { kind: "response"; status: number; statusText: string; headers: Headers; json: unknown }
+  | { kind: "network"; error: LicenseNetworkError };
+
+export class LicenseClient {
+  readonly baseUrl: string;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #timeoutMs: number;
+  readonly #retries: number;
+  readonly #baseDelay: number;
+  readonly #maxDelay: number;
+  readonly #maxRetryAfter: number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #userAgent: string;
+
+  constructor(options: LicenseClientOptions = {}) {
+    this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#timeoutMs = positive(options.timeoutMs, API_TIMEOUT_MS);
+    this.#retries = Math.max(0, Math.floor(options.retries ?? API_MAX_ATTEMPTS - 1));
+    this.#baseDelay = Math.max(0, options.retryBaseDelayMs ?? RETRY_BASE_DELAY_MS);
+    this.#maxDelay = Math.max(0, options.retryMaxDelayMs ?? RETRY_MAX_DELAY_MS);
+    this.#maxRetryAfter = Math.max(0, options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
+    this.#sleep = options.sleep ?? sleep;
+    this.#userAgent = options.userAgent ?? `flotilla-license-client/${VERSION}`;
+  }
+
+  /** POST /api/license/validate: checks the key and binds this machine if a slot is free. */
+  async validate(input: ValidateRequest, options: CallOptions = {}): Promise<ValidateResult> {
+    const body = checkInput(ValidateRequestSchema, input);
+    return this.#request({
+      method: "POST",
+      path: "/api/license/validate",
+      body,
+      idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      signal: options.signal,
+      parse: (json) => {
+        const parsed = LicenseValidateResponseSchema.safeParse(json);
+        return parsed.success ? parsed.data.data : undefined;
+      },
+    });
+  }
+
+  /** POST /api/license/usage: adds executions to this month's count for the bound machine. */
+  async reportUsage(input: UsageRequest, options: CallOptions = {}): Promise<UsageResult> {
+    const body = checkInput(UsageRequestSchema, input);
+    return this.#request({
+      method: "POST",
+      path: "/api/license/usage",
+      body,
+      idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      signal: options.signal,
+      parse: (json) => {
+        const parsed = UsageResponseSchema.safeParse(json);
+        return parsed.success ? parsed.data.data : undefined;
+      },
+    });
+  }
+
+  /** GET /api/license/public-key: the Ed25519 key that signs validation tokens. */
+  async getPublicKey(options: CallOptions = {}): Promise<PublicKeyResult> {
+    return this.#request({
+      method: "GET",
+      path: "/api/license/public-key",
+      signal: options.signal,
+      parse: (json) => {
+        const data = envelopeData(json);
+        if (!isRecord(data) || typeof data.kid !== "string" || data.alg !== "EdDSA") return undefined;
+        const jwk = data.jwk;
+        if (!isRecord(jwk) || jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.x !== "string") return undefined;
+        return { kid: data.kid, alg: "EdDSA", jwk: { kty: "OKP", crv: "Ed25519", x: jwk.x, kid: data.kid } };
+      },
+    });
+  }
+
+  /** GET /api/license/configurations: heartbeat, offline grace and usage-report intervals, and the tier table. */
+  async getConfiguration(options: CallOptions = {}): Promise<ClientConfiguration> {
+    return this.#request({
+      method: "GET",
+      path: "/api/license/configurations",
+      signal: options.signal,
+      parse: (json) => {
+        const data = envelopeData(json);
+        if (
+          !isRecord(data) ||
+          typeof data.heartbeat_interval_seconds !== "number" ||
+          typeof data.offline_grace_seconds !== "number" ||
+          typeof data.usage_report_interval_seconds !== "number"
+        ) {
+          return undefined;
+        }
+        return {
+          heartbeat_interval_seconds: data.heartbeat_interval_seconds,
+          offline_grace_seconds: data.offline_grace_seconds,
+          usage_report_interval_seconds: data.usage_report_interval_seconds,
+          tiers: isRecord(data.tiers) ? data.tiers : {},
+        };
+      },
+    });
+  }
+
+  /** GET /api/license/tiers: the tier table as the server publishes it. */
+  async getTiers(options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#request({
+      method: "GET",
+      path: "/api/license/tiers",
+      signal: options.signal,
+      parse: (json) => {
+        const data = envelopeData(json);
+        return isRecord(data) ? data : undefined;
+      },
+    });
+  }
+
+  /** GET /api/license/health. */
+  async health(options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#request({
+      method: "GET",
+      path: "/api/license/health",
+      signal: options.signal,
+      parse: (json) => {
+        if (!isRecord(json)) return undefined;
+        if (json.success === true && isRecord(json.data)) return json.data;
+        if (json.success === false) return undefined;
+        const { success: _success, ...rest } = json;
+        return rest;
+      },
+    });
+  }
+
+  async #request<T>(spec: RequestSpec<T>): Promise<T> {
+    const attempts = this.#retries + 1;
+    for (let attempt = 1; ; attempt++) {
+      spec.signal?.throwIfAborted();
+      const outcome = await this.#attempt(spec);
+      let failure: LicenseApiError | LicenseNetworkError;
+      let waitMs = Math.min(this.#maxDelay, this.#baseDelay * 2 ** (attempt - 1));
+      if (outcome.kind === "network") {
+        failure = outcome.error;
+      } else {
+        const { status, json } = outcome;
+        if (status >= 200 && status < 300) {
+          const value = spec.parse(json);
+          if (value === undefined) {
+            throw new LicenseProtocolError(
+              `Unexpected response from ${spec.method} ${this.baseUrl}${spec.path}: not a licensing API answer`,
+            );
+          }
+          return value;
+        }
+        const retryAfterMs = parseRetryAfter(outcome.headers.get("retry-after"));
+        failure = apiError(outcome, retryAfterMs);
+        if (!failure.retryable) throw failure;
+        if (retryAfterMs !== undefined) {
+          // Retrying sooner than the server asked would only be refused again.
+          if (retryAfterMs > this.#maxRetryAfter) throw failure;
+          waitMs = retryAfterMs;
+        }
+      }
+      if (attempt >= attempts) throw failure;
+      await this.#sleep(waitMs, spec.signal);
+    }
+  }
+
+  async #attempt(spec: RequestSpec<unknown>): Promise<Attempt> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#timeoutMs);
+    const onAbort = () => controller.abort();
+    spec.signal?.addEventListener("abort", onAbort, { once: true });
+    const headers: Record<string, string> = { accept: "application/json", "user-agent": this.#userAgent };
+    if (spec.body !== undefined) headers["content-type"] = "application/json";
+    if (spec.idempotencyKey) headers["idempotency-key"] = spec.idempotencyKey;
+    const url = `${this.baseUrl}${spec.path}`;
+    try {
+      const response = await this.#fetch(url, {
+        method: spec.method,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      return {
+        kind: "response",
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+        json: parseJson(text),
+      };
+    } catch (cause) {
+      if (spec.signal?.aborted) throw spec.signal.reason;
+      const message = timedOut
+        ? `${spec.method} ${url} timed out after ${this.#timeoutMs} ms`
+        : `Cannot reach the licensing server at ${this.baseUrl}: ${describeCause(cause)}`;
+      return { kind: "network", error: new LicenseNetworkError(message, timedOut, { cause }) };
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+}
+
+/** Retry-After as delta-seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function apiError(outcome: Extract<Attempt, { kind: "response" }>, retryAfterMs: number | undefined): LicenseApiError {
+  const parsed = ApiErrorSchema.safeParse(outcome.json);
+  const message = parsed.success
+    ? parsed.data.error
+    : `HTTP ${outcome.status}${outcome.statusText ? `: ${outcome.statusText}` : ""}`;
+  return new LicenseApiError(message, outcome.status, parsed.success ? parsed.data.code : undefined, retryAfterMs);
+}
+
+function checkInput<T>(
+  schema: {
+    safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: Issue[] } };
+  },
+  input: unknown,
+): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join(".") || undefined;
+  const message = issue?.message ?? "Invalid input";
+  throw new LicenseInputError(field && !message.includes(field) ? `${field}: ${message}` : message, field);
+}
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function envelopeData(json: unknown): unknown {
+  return isRecord(json) && json.success === true ? json.data : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = cause.cause;
+    if (inner instanceof Error && inner.message) return inner.message;
+    return cause.message;
+  }
+  return String(cause);
+}
+
+function normaliseBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new LicenseInputError(`Invalid server URL: ${value}`, "baseUrl");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new LicenseInputError(`The server URL must start with http:// or https:// (got ${value})`, "baseUrl");
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,67 @@
+/** The SDK the desktop app uses to talk to the licensing API, plus offline verification and local state. */
+export {
+  type CallOptions,
+  type ClientConfiguration,
+  DEFAULT_BASE_URL,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  type Ed25519PublicJwk,
+  LicenseClient,
+  type LicenseClientOptions,
+  type LicenseFeatures,
+  type PublicKeyResult,
+  parseRetryAfter,
+  type UsageRequest,
+  type UsageResult,
+  type ValidateRequest,
+  type ValidateResult,
+} from "./client";
+export {
+  isConnectivityError,
+  LicenseApiError,
+  LicenseClientError,
+  LicenseInputError,
+  LicenseNetworkError,
+  LicenseProtocolError,
+  LicenseStateError,
+  LicenseTokenError,
+  NotActivatedError,
+} from "./errors";
+export {
+  type ActivateOptions,
+  type ActivationResult,
+  type LicenseCheck,
+  LicenseManager,
+  type LicenseManagerOptions,
+  tokenExpiry,
+} from "./license-manager";
+export {
+  currentSystem,
+  DEFAULT_MACHINE_KIND,
+  firstMacAddress,
+  getMachineId,
+  type MachineIdOptions,
+  machineKind,
+  type SystemFacts,
+} from "./machine-id";
+export {
+  DEFAULT_CLOCK_TOLERANCE_SECONDS,
+  type LicenseTokenClaims,
+  type OfflineFailureReason,
+  type OfflineVerification,
+  TOKEN_AUDIENCE,
+  TOKEN_ISSUER,
+  type VerifyTokenOptions,
+  verifyLicenseToken,
+} from "./offline";
+export {
+  defaultStatePath,
+  FileStateStore,
+  type LicenseState,
+  MemoryStateStore,
+  parseState,
+  STATE_VERSION,
+  type StateStore,
+  type StoredLicense,
+  type StoredPublicKey,
+  writeFileAtomic,
+} from "./state";

@@ -1,0 +1,303 @@
+/**
+ * A small stand-in for the licensing API on 127.0.0.1:<random port>: validate (with machine binding and every
+ * result code), usage (idempotent by Idempotency-Key), public key, tiers, configurations and health. Tokens are
+ * signed with a fresh Ed25519 key. Responses can be scripted per path to simulate failures.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { UsageRequestSchema, ValidateRequestSchema } from "@flotilla/contracts/licensing";
+import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode, TIERS } from "@flotilla/contracts/tiers";
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from "../src/offline";
+
+export const GRACE_SECONDS = CLIENT_CONFIGURATION.offlineGraceSeconds;
+
+export interface FakeLicense {
+  key: string;
+  tier: keyof typeof TIERS;
+  status: "active" | "suspended" | "expired";
+  expires_at: string | null;
+  max_machines: number;
+}
+
+interface LicenseRecord extends FakeLicense {
+  id: string;
+  machines: Array<{ machine_id: string; display_id: string; is_primary: boolean }>;
+  executions: number;
+}
+
+export interface ScriptedResponse {
+  /** Required unless hang is set. */
+  status?: number;
+  body?: unknown;
+  /** Sent as is instead of JSON. */
+  raw?: string;
+  headers?: Record<string, string>;
+  /** Run the real handler first (its side effects happen), then send this response instead of its answer. */
+  afterHandling?: boolean;
+  /** Never answer (to exercise timeouts). */
+  hang?: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
+
+export interface FakeServer {
+  url: string;
+  kid: string;
+  publicJwk: JWK;
+  privateKey: KeyPair["privateKey"];
+  requests: RecordedRequest[];
+  licenses: Map<string, LicenseRecord>;
+  /** Queue responses for a path; each request to it takes the next one until the queue is empty. */
+  script(path: string, ...responses: ScriptedResponse[]): void;
+  /** Signs a token like the server's, with optional claim overrides. */
+  sign(
+    claims: Record<string, unknown>,
+    options?: { iat?: number; exp?: number; key?: KeyPair["privateKey"]; kid?: string },
+  ): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const KEYS = {
+  free: "FLOT-AAAAA-BBBBB-CCCCC-DDDDD-EEEEE",
+  suspended: "FLOT-SSSSS-BBBBB-CCCCC-DDDDD-EEEEE",
+  expired: "FLOT-XXXXX-BBBBB-CCCCC-DDDDD-EEEEE",
+  single: "FLOT-11111-BBBBB-CCCCC-DDDDD-EEEEE",
+  unknown: "FLOT-ZZZZZ-ZZZZZ-ZZZZZ-ZZZZZ-ZZZZZ",
+} as const;
+
+export const DEFAULT_LICENSES: FakeLicense[] = [
+  { key: KEYS.free, tier: "free", status: "active", expires_at: null, max_machines: 3 },
+  { key: KEYS.suspended, tier: "free", status: "suspended", expires_at: null, max_machines: 3 },
+  { key: KEYS.expired, tier: "free", status: "active", expires_at: "2020-01-01T00:00:00.000Z", max_machines: 3 },
+  { key: KEYS.single, tier: "free", status: "active", expires_at: null, max_machines: 1 },
+];
+
+export async function startFakeServer(
+  options: { licenses?: FakeLicense[]; kid?: string; now?: () => Date } = {},
+): Promise<FakeServer> {
+  const now = options.now ?? (() => new Date());
+  const kid = options.kid ?? "test-key-1";
+  const { publicKey, privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const licenses = new Map<string, LicenseRecord>();
+  for (const license of options.licenses ?? DEFAULT_LICENSES) {
+    licenses.set(license.key, { ...license, id: randomUUID(), machines: [], executions: 0 });
+  }
+  const requests: RecordedRequest[] = [];
+  const scripts = new Map<string, ScriptedResponse[]>();
+  const usageByKey = new Map<string, { status: number; body: unknown }>();
+  const hanging = new Set<ServerResponse>();
+
+  const sign: FakeServer["sign"] = async (claims, signOptions = {}) => {
+    const iat = signOptions.iat ?? Math.floor(now().getTime() / 1000);
+    const payload: JWTPayload = {
+      iss: TOKEN_ISSUER,
+      aud: TOKEN_AUDIENCE,
+      iat,
+      exp: signOptions.exp ?? iat + GRACE_SECONDS,
+    };
+    return new SignJWT({ ...payload, ...claims })
+      .setProtectedHeader({ alg: "EdDSA", kid: signOptions.kid ?? kid, typ: "JWT" })
+      .sign(signOptions.key ?? privateKey);
+  };
+
+  async function validate(body: unknown): Promise<{ status: number; body: unknown }> {
+    const parsed = ValidateRequestSchema.safeParse(body);
+    if (!parsed.success) return validationError(parsed.error.issues[0]?.message);
+    const { license_key, machine_id } = parsed.data;
+    // Like the real server: keys compare upper-case.
+    const license = licenses.get(license_key.toUpperCase());
+    const answer = (
+      code: LicenseCode,
+      extra: { machine?: LicenseRecord["machines"][number]; token?: string } = {},
+    ) => ({
+      status: 200,
+      body: {
+        success: true,
+        data: {
+          valid: code === "VALID",
+          code,
+          message: LICENSE_CODE_MESSAGES[code],
+          license: license
+            ? {
+                tier: license.tier,
+                status: license.status,
+                expires_at: license.expires_at,
+                features: TIERS[license.tier].features,
+                max_machines: license.max_machines,
+              }
+            : null,
+          machine: extra.machine
+            ? { display_id: extra.machine.display_id, is_primary: extra.machine.is_primary }
+            : null,
+          token: extra.token ?? null,
+        },
+      },
+    });
+    if (!license) return answer("NOT_FOUND");
+    if (license.status === "suspended") return answer("SUSPENDED");
+    if (license.status === "expired" || (license.expires_at && Date.parse(license.expires_at) < now().getTime())) {
+      return answer("EXPIRED");
+    }
+    let machine = license.machines.find((m) => m.machine_id === machine_id);
+    if (!machine) {
+      if (license.machines.length >= license.max_machines) return answer("TOO_MANY_MACHINES");
+      machine = {
+        machine_id,
+        display_id: `M-${String(license.machines.length + 1).padStart(4, "0")}`,
+        is_primary: license.machines.length === 0,
+      };
+      license.machines.push(machine);
+    }
+    const token = await sign({
+      sub: license.id,
+      lic: license.key,
+      mid: machine_id,
+      tier: license.tier,
+      status: license.status,
+      features: TIERS[license.tier].features,
+      max_machines: license.max_machines,
+    });
+    return answer("VALID", { machine, token });
+  }
+
+  function usage(body: unknown, idempotencyKey: string | undefined): { status: number; body: unknown } {
+    if (idempotencyKey) {
+      const seen = usageByKey.get(idempotencyKey);
+      if (seen) return seen;
+    }
+    const result = recordUsage(body);
+    if (idempotencyKey && result.status < 500) usageByKey.set(idempotencyKey, result);
+    return result;
+  }
+
+  function recordUsage(body: unknown): { status: number; body: unknown } {
+    const parsed = UsageRequestSchema.safeParse(body);
+    if (!parsed.success) return validationError(parsed.error.issues[0]?.message);
+    const license = licenses.get(parsed.data.license_key.toUpperCase());
+    if (!license) return { status: 404, body: { success: false, error: "License not found", code: "NOT_FOUND" } };
+    if (license.status === "suspended") {
+      return { status: 403, body: { success: false, error: LICENSE_CODE_MESSAGES.SUSPENDED, code: "SUSPENDED" } };
+    }
+    if (!license.machines.some((m) => m.machine_id === parsed.data.machine_id)) {
+      return {
+        status: 403,
+        body: {
+          success: false,
+          error: "This machine is not activated for this license",
+          code: "MACHINE_NOT_ACTIVATED",
+        },
+      };
+    }
+    license.executions += parsed.data.executions;
+    return {
+      status: 200,
+      body: { success: true, data: { recorded: parsed.data.executions, current_month_executions: license.executions } },
+    };
+  }
+
+  async function route(method: string, path: string, body: unknown, headers: IncomingHttpHeaders) {
+    const key = typeof headers["idempotency-key"] === "string" ? headers["idempotency-key"] : undefined;
+    if (method === "POST" && path === "/api/license/validate") return validate(body);
+    if (method === "POST" && path === "/api/license/usage") return usage(body, key);
+    if (method === "GET" && path === "/api/license/public-key") {
+      return { status: 200, body: { success: true, data: { kid, alg: "EdDSA", jwk: { ...publicJwk, kid } } } };
+    }
+    if (method === "GET" && path === "/api/license/tiers") return { status: 200, body: { success: true, data: TIERS } };
+    if (method === "GET" && path === "/api/license/configurations") {
+      return {
+        status: 200,
+        body: {
+          success: true,
+          data: {
+            heartbeat_interval_seconds: CLIENT_CONFIGURATION.heartbeatIntervalSeconds,
+            offline_grace_seconds: CLIENT_CONFIGURATION.offlineGraceSeconds,
+            usage_report_interval_seconds: CLIENT_CONFIGURATION.usageReportIntervalSeconds,
+            tiers: TIERS,
+          },
+        },
+      };
+    }
+    if (method === "GET" && path === "/api/license/health") {
+      return { status: 200, body: { success: true, data: { status: "ok" } } };
+    }
+    return { status: 404, body: { success: false, error: "Not found", code: "NOT_FOUND" } };
+  }
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const method = req.method ?? "GET";
+    let body: unknown;
+    let malformed = false;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        malformed = true;
+      }
+    }
+    requests.push({ method, path, headers: req.headers, body });
+
+    const scripted = scripts.get(path)?.shift();
+    if (scripted?.hang) {
+      hanging.add(res);
+      return;
+    }
+    let result: { status: number; body: unknown } = malformed
+      ? { status: 400, body: { success: false, error: "Malformed JSON body", code: "MALFORMED_JSON" } }
+      : { status: 0, body: undefined };
+    if (!malformed && (!scripted || scripted.afterHandling)) result = await route(method, path, body, req.headers);
+    if (scripted) {
+      res.writeHead(scripted.status ?? 500, { "content-type": "application/json", ...scripted.headers });
+      res.end(scripted.raw ?? JSON.stringify(scripted.body ?? { success: false, error: "Scripted failure" }));
+      return;
+    }
+    res.writeHead(result.status, { "content-type": "application/json" });
+    res.end(JSON.stringify(result.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    kid,
+    publicJwk,
+    privateKey,
+    requests,
+    licenses,
+    script(path, ...responses) {
+      scripts.set(path, [...(scripts.get(path) ?? []), ...responses]);
+    },
+    sign,
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** An address where nothing listens (a port just released). */
+export async function deadUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+function validationError(message = "Invalid request") {
+  return { status: 400, body: { success: false, error: message, code: "VALIDATION_ERROR" } };
+}
