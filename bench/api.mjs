@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
-import { devSignIn } from "./harness/sign-in.mjs";
 
 const PORT = Number(process.env.BENCH_PORT ?? 3900);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -117,28 +116,7 @@ async function fixedRate(makeRequest, rate, seconds) {
   return { achievedRps: total / elapsed, p50: at(0.5), p99: at(0.99), max: latencies.at(-1), failures };
 }
 
-const token = await devSignIn(BASE, { email: "bench@example.com", name: "Bench" });
-const created = await fetch(`${BASE}/api/customer/licenses`, {
-  method: "POST",
-  headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-  body: JSON.stringify({ tier: "free" }),
-});
-const licenseKey = (await created.json()).data.license.license_key;
-const MACHINES = ["desktop-bench-1", "server-bench-2", "desktop-bench-3"];
-const validate = (i) =>
-  send("POST", "/api/license/validate", { license_key: licenseKey, machine_id: MACHINES[i % 3], app_version: "1.0.0" });
-const bare = () => send("GET", "/api/health");
-
-// Warm up both paths (JIT, caches, connection pool).
-await closedLoop(bare, 1);
-await closedLoop(validate, 1);
-
-const bareResult = await closedLoop(bare, SECONDS);
-const validateResult = await closedLoop(validate, SECONDS);
-const ratio = validateResult.rps / bareResult.rps;
-const fixed = await fixedRate(validate, FIXED_RATE, FIXED_SECONDS);
-
-// Analytics in process, through the real counters and rollups (TypeScript sources bundled on the fly).
+// The in-process analytics harness and the HTTP sign-in helper: TypeScript sources bundled on the fly.
 const harness = join(ROOT, "apps/api/dist/bench-analytics.mjs");
 await build({
   entryPoints: [join(ROOT, "bench/harness/analytics.ts")],
@@ -159,7 +137,29 @@ await build({
     },
   ],
 });
-const { analyticsLatency } = await import(harness);
+const harnessModule = await import(harness);
+const token = await harnessModule.devSignInOverHttp(BASE, { email: "bench@example.com", name: "Bench" });
+const created = await fetch(`${BASE}/api/customer/licenses`, {
+  method: "POST",
+  headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+  body: JSON.stringify({ tier: "free" }),
+});
+const licenseKey = (await created.json()).data.license.license_key;
+const MACHINES = ["desktop-bench-1", "server-bench-2", "desktop-bench-3"];
+const validate = (i) =>
+  send("POST", "/api/license/validate", { license_key: licenseKey, machine_id: MACHINES[i % 3], app_version: "1.0.0" });
+const bare = () => send("GET", "/api/health");
+
+// Warm up both paths (JIT, caches, connection pool).
+await closedLoop(bare, 1);
+await closedLoop(validate, 1);
+
+const bareResult = await closedLoop(bare, SECONDS);
+const validateResult = await closedLoop(validate, SECONDS);
+const ratio = validateResult.rps / bareResult.rps;
+const fixed = await fixedRate(validate, FIXED_RATE, FIXED_SECONDS);
+
+const { analyticsLatency } = harnessModule;
 await analyticsLatency(1_000, DATABASE_URL || null); // warm-up: JIT and module loading are not the figure
 const small = await analyticsLatency(10_000, DATABASE_URL || null);
 const large = await analyticsLatency(1_000_000, DATABASE_URL || null);

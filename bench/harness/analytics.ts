@@ -3,6 +3,8 @@
 import { buildApp } from "../../apps/api/src/app";
 import { loadConfig } from "../../apps/api/src/config";
 
+export { devSignInOverHttp } from "../../apps/api/test/helpers/dev-sign-in-http";
+
 export async function analyticsLatency(events: number, databaseUrl: string | null) {
   const base = loadConfig({
     LOG_LEVEL: "silent",

@@ -32,9 +32,10 @@ test.describe("sign-in", () => {
     page,
     request,
   }) => {
-    await signIn(page, { email: "ada@example.com", name: "Ada Lovelace", redirect: "/docs/agents" });
+    // A deep link: the sign-in returns to /pricing.
+    await signIn(page, { email: "ada@example.com", name: "Ada Lovelace", redirect: "/pricing" });
     await expect(page.getByRole("heading", { name: "Welcome!" })).toBeVisible();
-    await expect(page).toHaveURL(/\/docs\/agents$/);
+    await expect(page).toHaveURL(/\/pricing$/);
     const token = await page.evaluate(() => localStorage.getItem("auth_token"));
     expect(token).toMatch(/^[\w-]{43}$/);
 
@@ -51,8 +52,8 @@ test.describe("sign-in", () => {
     await expect(page.getByRole("main").getByText("Ada Lovelace")).toBeVisible();
 
     // /login with a valid token goes straight to the redirect target.
-    await page.goto("/login?redirect=/pricing");
-    await expect(page).toHaveURL(/\/pricing$/);
+    await page.goto("/login?redirect=/docs/agents");
+    await expect(page).toHaveURL(/\/docs\/agents$/);
 
     await page
       .getByRole("banner")

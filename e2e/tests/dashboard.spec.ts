@@ -1,4 +1,20 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
+
+const CLI = new URL("../../packages/license-client/bin/flotilla-license.mjs", import.meta.url).pathname;
+
+/** Plays the desktop app on one machine: `flotilla-license activate` with its own state file. */
+function activateWithCli(server: string, licenseKey: string, machineId: string): string {
+  const state = join(mkdtempSync(join(tmpdir(), "flotilla-cli-")), "license.json");
+  return execFileSync(
+    process.execPath,
+    [CLI, "--server", server, "--state", state, "activate", licenseKey, "--machine-id", machineId],
+    { encoding: "utf8" },
+  );
+}
 
 async function signIn(page: Page, email: string, name: string) {
   await page.goto("/login");
@@ -9,9 +25,10 @@ async function signIn(page: Page, email: string, name: string) {
   await expect(page).toHaveURL(/\/dashboard$/);
 }
 
-test("portal: create a license, devices appear as the app validates, analytics, remove a device", async ({
+test("portal: create a license, activate two machines with the CLI, analytics, remove a device", async ({
   page,
   request,
+  baseURL,
 }) => {
   await signIn(page, `portal-${Date.now()}@example.com`, "Grace Hopper");
   await expect(page.getByRole("heading", { name: "Customer Dashboard" })).toBeVisible();
@@ -43,13 +60,9 @@ test("portal: create a license, devices appear as the app validates, analytics, 
   ).toBeVisible();
   await dialog.getByRole("button", { name: "Maybe later" }).click();
 
-  // The desktop app validates on two machines and reports usage.
-  for (const machineId of ["desktop-grace-laptop", "server-prod-ci"]) {
-    const answer = await request.post("/api/license/validate", {
-      data: { license_key: licenseKey, machine_id: machineId },
-    });
-    expect((await answer.json()).data.code).toBe("VALID");
-  }
+  // The desktop app (played by the CLI) activates on two machines, then reports usage.
+  expect(activateWithCli(baseURL!, licenseKey, "desktop-grace-laptop")).toContain("Activated");
+  expect(activateWithCli(baseURL!, licenseKey, "server-prod-ci")).toContain("Activated");
   await request.post("/api/license/usage", {
     data: { license_key: licenseKey, machine_id: "server-prod-ci", executions: 25, feature: "code-review" },
   });
@@ -61,12 +74,25 @@ test("portal: create a license, devices appear as the app validates, analytics, 
   await expect(page.getByText(/You can add 1 more device\b/)).toBeVisible();
   await expect(page.getByText("Code Review")).toBeVisible();
 
+  // The first machine is the primary one.
+  const row = (id: string, other: string) =>
+    page.getByRole("listitem").filter({ hasText: id }).filter({ hasNotText: other });
+  await expect(row("desktop-grace-laptop", "server-prod-ci").getByText("Primary")).toBeVisible();
+  await expect(row("server-prod-ci", "desktop-grace-laptop").getByText("Primary")).toHaveCount(0);
+
   await page.getByRole("button", { name: /Show Analytics/ }).click();
-  await expect(page.getByText("Usage Analytics (Last 30 Days)")).toBeVisible();
+  const analytics = page.getByRole("region", { name: "Usage Analytics (Last 30 Days)" });
+  await expect(analytics.or(page.getByText("Usage Analytics (Last 30 Days)"))).toBeVisible();
+  // Two activations, both successful, two active devices.
+  const totals = page.getByText("Total Validations").locator("..");
+  await expect(totals).toContainText("2");
 
   // Remove the server; the last device cannot be removed.
   await page.getByRole("button", { name: "Remove device server-prod-ci" }).click();
+  const removed = page.getByText(/Device removed/);
+  await expect(removed).toBeVisible();
   await expect(page.getByText("server-prod-ci")).toBeHidden();
+  await expect(removed).toBeHidden({ timeout: 6_000 }); // the success message goes after 3 s
   await expect(page.getByText("1/3")).toBeVisible();
   const last = page.getByRole("button", { name: "Remove device desktop-grace-laptop" });
   await expect(last).toBeDisabled();

@@ -1,6 +1,6 @@
 import compress from "@fastify/compress";
 import { ApiErrorSchema, ERROR_CODES } from "@flotilla/contracts/api-errors";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Config } from "./config";
@@ -16,7 +16,7 @@ import { registerLicensingRoutes } from "./modules/licenses/routes";
 import { createLicenseSigner } from "./modules/licenses/signing";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
 import { registerSignupRoutes } from "./modules/signup/routes";
-import { registerErrorHandler } from "./plugins/errors";
+import { frameworkErrors, registerErrorHandler, registerNulGuard } from "./plugins/errors";
 import { registerOpenApi } from "./plugins/openapi";
 import { registerRateLimit } from "./plugins/rate-limit";
 import { registerSecurity } from "./plugins/security";
@@ -52,12 +52,16 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),
+    // A machine id is up to 128 printable ASCII characters: percent-encoded in a path that is up to 384.
+    routerOptions: { maxParamLength: 384 },
+    frameworkErrors,
   });
   // The API speaks JSON only: anything else is a 415, not a string the schema then rejects.
   app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  registerNulGuard(app);
 
   const database = await openDatabase(config.database);
   app.decorate("database", database);
@@ -127,9 +131,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerLicensingRoutes(app, { licensing, customers, signer, auth, config });
 
   // Unknown API routes answer JSON, never the site's 404 page.
-  app.all("/api/*", { schema: { hide: true } }, async (_request, reply) =>
-    reply.code(404).send({ success: false, error: "Not found", code: ERROR_CODES.notFound }),
-  );
+  const notFound = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(404).send({ success: false, error: "Not found", code: ERROR_CODES.notFound });
+  app.all("/api/*", { schema: { hide: true } }, notFound);
+  // Methods `all` does not cover (PROPFIND, MKCOL…) reach the not-found handler: the same JSON.
+  app.setNotFoundHandler(notFound);
 
   // Registered last so that it runs after every other onClose hook (they run in registration order).
   app.addHook("onClose", async () => database.close());

@@ -38,5 +38,8 @@ export function safeReturnPath(candidate: unknown, fallback: string = DEFAULT_RE
     return fallback;
   }
   if (decoded.startsWith("//") || hasUnsafeCharacters(decoded)) return fallback;
-  return `${resolved.pathname}${resolved.search}${resolved.hash}`;
+  const result = `${resolved.pathname}${resolved.search}${resolved.hash}`;
+  // Dot segments can collapse into a protocol-relative path ("/.//evil" → "//evil").
+  if (result.startsWith("//")) return fallback;
+  return result;
 }

@@ -3,7 +3,7 @@
  * oversized body → 413, rate limits → 429; nothing a client sends produces a 5xx or a stack trace.
  */
 import { ERROR_CODES } from "@flotilla/contracts/api-errors";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 
 /** A failure a service raises on purpose, with the status and message the client should see. */
@@ -60,5 +60,51 @@ export function registerErrorHandler(app: FastifyInstance) {
     }
     request.log.error({ err: error }, "unhandled error");
     return reply.code(500).send({ success: false, error: "Internal server error", code: ERROR_CODES.internal });
+  });
+}
+
+/**
+ * Errors Fastify answers before any route runs (a URL that does not decode, a path parameter over
+ * `maxParamLength`): the same `{ success: false, error, code }` shape as everything else. No hook runs
+ * for these, so the API's two essential security headers are set here.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  return reply
+    .code(status)
+    .header("x-content-type-options", "nosniff")
+    .header("content-security-policy", "default-src 'none'; frame-ancestors 'none'")
+    .send({ success: false, error: status === 414 ? "The URL is too long" : "Malformed URL", code: error.code });
+}
+
+/** True when a parsed value holds U+0000 in any string or key (walked without recursion: nesting can be deep). */
+function containsNul(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string") {
+      if (item.includes("\u0000")) return true;
+    } else if (item !== null && typeof item === "object") {
+      for (const [key, inner] of Object.entries(item)) {
+        if (key.includes("\u0000")) return true;
+        pending.push(inner);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so a NUL that passed the schema would fail in the database as a 500.
+ * No field of this API has a use for it: refuse it with a 400 before validation, for every /api route.
+ */
+export function registerNulGuard(app: FastifyInstance) {
+  app.addHook("preValidation", async (request, reply) => {
+    if (!request.url.startsWith("/api/")) return;
+    if (containsNul(request.params) || containsNul(request.query) || containsNul(request.body)) {
+      return reply
+        .code(400)
+        .send({ success: false, error: "Text must not contain NUL characters", code: ERROR_CODES.validation });
+    }
   });
 }

@@ -6,7 +6,6 @@
  */
 import type { Customer } from "@flotilla/contracts/auth";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
-import { get, post } from "./http";
 import { clearStoredToken, readStoredToken, storeToken } from "./token-storage";
 
 export type AuthUser = Customer;
@@ -30,6 +29,8 @@ interface ValidateResponse {
 
 /** Asks the server whether a token is good; resolves to its user, or null when it is not. */
 export async function validateToken(token: string): Promise<AuthUser | null> {
+  // Loaded on demand: a visitor who never signed in downloads no HTTP client with the page.
+  const { get } = await import("./http");
   const response = await get<ValidateResponse>("/api/auth/validate", { token });
   return response?.success && response.user ? response.user : null;
 }
@@ -78,6 +79,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     setUser(null);
     if (!token) return;
     try {
+      const { post } = await import("./http");
       await post("/api/auth/logout", undefined, { token });
     } catch (error) {
       console.warn("Logout request failed (ignored).", error);

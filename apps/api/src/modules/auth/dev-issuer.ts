@@ -13,6 +13,7 @@ import { EmailSchema } from "@flotilla/contracts/signup";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import type { CustomFetch } from "openid-client";
+import { createDevIssuerStore } from "./dev-issuer-store";
 import { renderDevSignInPage } from "./dev-sign-in-page";
 import type { RelyingPartyOptions } from "./identity-provider";
 
@@ -43,6 +44,7 @@ export async function mountDevelopmentIssuer(
   const signingKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
 
   const configuration: Configuration = {
+    adapter: createDevIssuerStore(),
     clients: [
       {
         client_id: CLIENT_ID,

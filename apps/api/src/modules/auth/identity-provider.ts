@@ -26,6 +26,11 @@ export interface IdentityProvider {
   exchange(callbackUrl: URL, request: Omit<SignInRequest, "redirectUri">): Promise<VerifiedIdentity>;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being refused.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being removed.
+const CONTROL_CHARACTERS_ALL = /[\u0000-\u001f\u007f]/g;
+
 /** The provider refused or the response failed verification: the client's fault, never a 5xx. */
 export class SignInRejected extends Error {}
 /** The provider could not be reached or answered nonsense. */
@@ -108,7 +113,10 @@ export function createRelyingParty(options: RelyingPartyOptions): IdentityProvid
       if (!claims?.sub) throw new SignInRejected("ID token without a subject");
       const email = typeof claims.email === "string" ? claims.email : "";
       if (!email || claims.email_verified === false) throw new SignInRejected("A verified email address is required");
-      const name = typeof claims.name === "string" && claims.name.trim() ? claims.name.trim() : email.split("@")[0]!;
+      // PostgreSQL text cannot hold NUL (the insert would fail as a 500); no real address has control characters.
+      if (CONTROL_CHARACTERS.test(email)) throw new SignInRejected("The email address has invalid characters");
+      const claimedName = typeof claims.name === "string" ? claims.name.replace(CONTROL_CHARACTERS_ALL, "").trim() : "";
+      const name = claimedName || email.split("@")[0]!;
       return {
         issuer: claims.iss,
         subject: claims.sub,

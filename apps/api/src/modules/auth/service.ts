@@ -4,7 +4,7 @@
  * which only the SHA-256 is stored, with a sliding expiry.
  */
 import { AUTH_ERRORS, type Customer } from "@flotilla/contracts/auth";
-import { safeReturnPath } from "@flotilla/contracts/return-path";
+import { DEFAULT_RETURN_PATH, safeReturnPath } from "@flotilla/contracts/return-path";
 import * as oidc from "openid-client";
 import type { Database } from "../../db/client";
 import { newOpaqueToken, sha256Hex } from "../../lib/tokens";
@@ -21,6 +21,15 @@ export interface AuthenticatedSession {
   sessionId: string;
   customer: q.CustomerRow;
   expiresAt: Date;
+}
+
+/**
+ * The sanitised return path, never a protocol-relative "//host": safeReturnPath resolves dot segments, so
+ * "/.//evil.example" and "/%2e%2e//evil.example" come back as "//evil.example", which a browser leaves for.
+ */
+export function serverReturnPath(requested: string | undefined): string {
+  const path = safeReturnPath(requested);
+  return path.startsWith("//") ? DEFAULT_RETURN_PATH : path;
 }
 
 export function toCustomer(row: q.CustomerRow): Customer {
@@ -64,7 +73,7 @@ export class AuthService {
       stateHash: sha256Hex(state),
       codeVerifier,
       nonce,
-      returnPath: safeReturnPath(requestedReturnPath),
+      returnPath: serverReturnPath(requestedReturnPath),
       expiresAt: new Date(now.getTime() + LOGIN_TRANSACTION_TTL_MS),
     });
     // Cheap housekeeping instead of a scheduler: one in a hundred sign-ins sweeps stale transactions.
@@ -82,7 +91,8 @@ export class AuthService {
     const callbackUrl = new URL(this.redirectUri);
     callbackUrl.searchParams.set("code", code);
     callbackUrl.searchParams.set("state", state);
-    if (iss) callbackUrl.searchParams.set("iss", iss);
+    // Present but empty is still an issuer identifier (RFC 9207), and it is not the expected one.
+    if (iss !== undefined) callbackUrl.searchParams.set("iss", iss);
     let identity: Awaited<ReturnType<IdentityProvider["exchange"]>>;
     try {
       identity = await this.idp.exchange(callbackUrl, {

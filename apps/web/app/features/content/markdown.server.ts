@@ -14,6 +14,16 @@ import { unified } from "unified";
 import { visit } from "unist-util-visit";
 import type { Heading, Section } from "./types";
 
+/**
+ * The GitHub themes' comment, string-green, keyword-red and variable-orange miss WCAG AA (4.5:1) on our code
+ * background (--bg-subtle #f5f7fb light, #0b1222 dark). Swap them for GitHub Primer's accessible
+ * equivalents of the same hue, so the highlighting looks the same and every token stays readable.
+ */
+const CODE_COLOR_REPLACEMENTS = {
+  "github-light": { "#6a737d": "#59636e", "#22863a": "#1a7f37", "#d73a49": "#cf222e", "#e36209": "#bc4c00" },
+  "github-dark": { "#6a737d": "#8b949e" },
+};
+
 /** Intrinsic sizes of the images the content uses, so the browser reserves their space (no layout shift). */
 const IMAGE_SIZES: Record<string, { width: number; height: number }> = {
   "/images/docs/task-board.webp": { width: 1600, height: 1000 },
@@ -112,6 +122,7 @@ export async function renderMarkdown(markdown: string): Promise<RenderedMarkdown
     .use(rehypeShiki, {
       themes: { light: "github-light", dark: "github-dark" },
       defaultColor: "light",
+      colorReplacements: CODE_COLOR_REPLACEMENTS,
       addLanguageClass: true,
       transformers: [
         {

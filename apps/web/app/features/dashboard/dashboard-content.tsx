@@ -1,3 +1,4 @@
+import type { License } from "@flotilla/contracts/licensing";
 import { useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useCallback, useState } from "react";
 import { useNavigate } from "react-router";
@@ -19,12 +20,21 @@ export function DashboardContent() {
   const queryClient = useQueryClient();
   const dashboard = useDashboardQuery();
   const [createOpen, setCreateOpen] = useState(false);
+  // The empty state's "Create Free License" goes away with the empty state: the new license's card takes focus.
+  const [createdLicenseId, setCreatedLicenseId] = useState<string | null>(null);
 
   const refreshDashboard = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: dashboardQueryKey });
   }, [queryClient]);
   const openCreate = useCallback(() => setCreateOpen(true), []);
   const closeCreate = useCallback(() => setCreateOpen(false), []);
+  const licenseCreated = useCallback(
+    (license: License) => {
+      setCreatedLicenseId(license.id);
+      refreshDashboard();
+    },
+    [refreshDashboard],
+  );
 
   function signOut() {
     // logout() clears the token and user before its first await, so /login sees a signed-out visitor.
@@ -51,7 +61,12 @@ export function DashboardContent() {
       <div className="space-y-8">
         <StatCards data={data} />
         <div className="grid gap-8 lg:grid-cols-[minmax(0,1fr)_20rem]">
-          <LicenseList licenses={data.licenses} onCreate={openCreate} onChanged={refreshDashboard} />
+          <LicenseList
+            licenses={data.licenses}
+            onCreate={openCreate}
+            onChanged={refreshDashboard}
+            focusLicenseId={createdLicenseId}
+          />
           <aside className="space-y-6" aria-label="Account overview">
             <QuickActions onCreateLicense={openCreate} />
             <MonthlyUsage
@@ -74,7 +89,7 @@ export function DashboardContent() {
         onLogout={signOut}
       />
       <div className="mt-8">{body}</div>
-      <CreateLicenseDialog open={createOpen} onClose={closeCreate} onCreated={refreshDashboard} />
+      <CreateLicenseDialog open={createOpen} onClose={closeCreate} onCreated={licenseCreated} />
     </div>
   );
 }

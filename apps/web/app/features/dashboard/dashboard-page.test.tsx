@@ -236,8 +236,10 @@ describe("DashboardPage", () => {
     const dialog = screen.getByRole("dialog", { name: "Create Your License" });
     await user.click(within(dialog).getByRole("button", { name: "Create Free License" }));
 
-    expect(await screen.findByRole("article")).toBeInTheDocument();
+    const card = await screen.findByRole("article");
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    // The invitation went away with the empty state: focus moves to the new license, not to the page top.
+    expect(within(card).getByRole("heading", { level: 3 })).toHaveFocus();
     expect(calls("/api/customer/dashboard")).toHaveLength(2);
     expect(screen.getByText("Active Licenses", { selector: "dt" }).nextElementSibling).toHaveTextContent("1");
   });

@@ -33,15 +33,22 @@ export function StatCards({ data }: { data: DashboardData }) {
   ];
   return (
     <dl className="grid grid-cols-2 gap-3 sm:gap-4 lg:grid-cols-4">
+      {/* A <dl> may only group its <dt>/<dd> pairs in plain <div>s: the icon lives in the <dd>, placed on the left. */}
       {stats.map(({ label, value, Icon, tint }) => (
-        <div key={label} className="flex min-w-0 items-center gap-3 rounded-xl border border-border bg-bg-elevated p-4">
-          <span className={`hidden size-10 shrink-0 place-items-center rounded-lg sm:grid ${tint}`} aria-hidden="true">
-            <Icon className="size-5" />
-          </span>
-          <div className="flex min-w-0 flex-col-reverse">
-            <dt className="truncate text-xs text-fg-muted sm:text-sm">{label}</dt>
-            <dd className="text-xl font-semibold tabular-nums sm:text-2xl">{value}</dd>
-          </div>
+        <div
+          key={label}
+          className="relative flex min-h-18 min-w-0 flex-col-reverse justify-center rounded-xl border border-border bg-bg-elevated p-4 sm:pl-17"
+        >
+          <dt className="truncate text-xs text-fg-muted sm:text-sm">{label}</dt>
+          <dd className="text-xl font-semibold tabular-nums sm:text-2xl">
+            <span
+              className={`absolute top-1/2 left-4 hidden size-10 -translate-y-1/2 place-items-center rounded-lg sm:grid ${tint}`}
+              aria-hidden="true"
+            >
+              <Icon className="size-5" />
+            </span>
+            {value}
+          </dd>
         </div>
       ))}
     </dl>

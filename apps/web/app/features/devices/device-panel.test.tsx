@@ -237,6 +237,23 @@ describe("DevicePanel: removing a device", () => {
     expect(screen.queryByText("Device SRV-2222 removed")).not.toBeInTheDocument();
   });
 
+  it("moves focus to the panel's heading when the focused remove button goes away with its row", async () => {
+    let machines = [LAPTOP, BUILD_SERVER];
+    routes[`GET ${LIST_URL}`] = () => listAnswer(machines);
+    routes[`DELETE ${LIST_URL}/${encodeURIComponent("build server/prod 2")}`] = () => {
+      machines = [LAPTOP];
+      return json(200, { success: true, message: "Device SRV-2222 removed" });
+    };
+    const { user } = renderPanel();
+    const button = await screen.findByRole("button", { name: "Remove device SRV-2222" });
+    button.focus();
+    await user.keyboard("{Enter}");
+
+    expect(await screen.findByText("Device SRV-2222 removed")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Remove device SRV-2222" })).not.toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "Device Management" })).toHaveFocus();
+  });
+
   it("shows the server's error in a red banner when removal fails, and clears it on the next try", async () => {
     routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
     const deleteUrl = `${LIST_URL}/${encodeURIComponent("build server/prod 2")}`;

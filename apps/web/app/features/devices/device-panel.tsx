@@ -4,7 +4,7 @@ import { MESSAGES } from "@flotilla/contracts/messages";
 import { SUCCESS_MESSAGE_MS } from "@flotilla/contracts/timings";
 import { useQueryClient } from "@tanstack/react-query";
 import { BarChart3, Info, Loader2, MonitorSmartphone, RotateCw } from "lucide-react";
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
 import { deviceErrorMessage, machineKeys, useMachineAnalytics, useMachines, useRemoveMachine } from "./api";
@@ -21,6 +21,7 @@ interface DevicePanelProps {
 /** Spec section 2, "Device Management panel": the devices authorized under one license. */
 export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
   const headingId = useId();
+  const headingRef = useRef<HTMLHeadingElement>(null);
   const analyticsId = useId();
   const queryClient = useQueryClient();
   const machines = useMachines(licenseKey);
@@ -39,6 +40,7 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
 
   async function removeDevice(machine: Machine) {
     const id = machine.machine_id;
+    const trigger = document.activeElement;
     setRemovingIds((current) => new Set(current).add(id));
     setRemoveError(null);
     setSuccessMessage(null);
@@ -55,6 +57,10 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
         next.delete(id);
         return next;
       });
+      // The remove button was disabled while it ran and, on success, goes away with its row: a keyboard user
+      // would be dropped at the top of the page. Bring focus back to this panel's heading instead.
+      const focused = document.activeElement;
+      if (focused === trigger || !focused || focused === document.body) headingRef.current?.focus();
     }
   }
 
@@ -67,7 +73,7 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
         <div className="flex min-w-0 items-start gap-3">
           <MonitorSmartphone className="mt-0.5 size-5 shrink-0 text-sky-600 dark:text-sky-400" aria-hidden="true" />
           <div className="min-w-0">
-            <h4 id={headingId} className="font-semibold">
+            <h4 id={headingId} ref={headingRef} tabIndex={-1} className="font-semibold">
               Device Management
             </h4>
             <p className="text-sm text-fg-muted">Manage devices authorized to use your license</p>

@@ -1,7 +1,7 @@
 import type { License } from "@flotilla/contracts/licensing";
 import { planByTier } from "@flotilla/contracts/plans";
 import { ArrowRightLeft, Download, KeyRound, Power } from "lucide-react";
-import { type ReactNode, useId } from "react";
+import { type ReactNode, useEffect, useId, useRef } from "react";
 import { buttonClass } from "../../components/button";
 import { announceComingSoon } from "../../lib/coming-soon";
 import { formatDisplayDate } from "../../lib/portal-format";
@@ -17,9 +17,20 @@ const ACTIONS = [
   { label: "Deactivate", Icon: Power, feature: "License deactivation" },
 ] as const;
 
+interface LicenseCardProps {
+  license: License;
+  onChanged?: () => void;
+  /** Move focus to the card's title when it appears (the license was just created: the opener has gone). */
+  focusOnMount?: boolean;
+}
+
 /** One license: tier, status, key, bound machine, dates, feature chips, actions and its devices. */
-export function LicenseCard({ license, onChanged }: { license: License; onChanged?: () => void }) {
+export function LicenseCard({ license, onChanged, focusOnMount = false }: LicenseCardProps) {
   const titleId = useId();
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focusOnMount) titleRef.current?.focus();
+  }, [focusOnMount]);
   const planName = planByTier(license.tier)?.name ?? `${license.tier} license`;
   return (
     <article
@@ -30,7 +41,7 @@ export function LicenseCard({ license, onChanged }: { license: License; onChange
       <header className="flex flex-wrap items-center justify-between gap-3">
         <div className="flex min-w-0 flex-wrap items-center gap-3">
           <TierBadge tier={license.tier} />
-          <h3 id={titleId} className="font-semibold">
+          <h3 id={titleId} ref={titleRef} tabIndex={-1} className="font-semibold">
             {planName}
           </h3>
         </div>

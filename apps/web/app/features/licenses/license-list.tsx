@@ -8,10 +8,12 @@ interface LicenseListProps {
   onCreate: () => void;
   /** Called after something changed under a license (a device removed). */
   onChanged?: () => void;
+  /** The license just created: its card takes focus when it appears. */
+  focusLicenseId?: string | null;
 }
 
 /** 'Your Licenses': every license as a card, or the empty state inviting a free one. */
-export function LicenseList({ licenses, onCreate, onChanged }: LicenseListProps) {
+export function LicenseList({ licenses, onCreate, onChanged, focusLicenseId = null }: LicenseListProps) {
   return (
     <section aria-labelledby="licenses-title" className="min-w-0">
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -36,7 +38,7 @@ export function LicenseList({ licenses, onCreate, onChanged }: LicenseListProps)
         <ul className="mt-4 space-y-6">
           {licenses.map((license) => (
             <li key={license.id}>
-              <LicenseCard license={license} onChanged={onChanged} />
+              <LicenseCard license={license} onChanged={onChanged} focusOnMount={license.id === focusLicenseId} />
             </li>
           ))}
         </ul>

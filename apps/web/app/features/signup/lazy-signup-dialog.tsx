@@ -3,10 +3,10 @@
  * signup schema and zod) live in a separate chunk fetched on first open: public pages ship none of it.
  * Keep this file free of static imports from ./signup-dialog, ./api, ./form and @flotilla/contracts/signup.
  */
-import { Loader2, WifiOff } from "lucide-react";
 import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
+import { Spinner } from "../../components/spinner";
 import type { SignupDialogProps } from "./signup-dialog";
 
 const TITLE = "Get Early Access";
@@ -62,7 +62,7 @@ function SignupLoading({ open, onClose }: SignupDialogProps) {
   return (
     <Modal open={open} onClose={onClose} title={TITLE} className="max-w-xl">
       <p role="status" className="flex items-center justify-center gap-2 py-16 text-sm text-fg-muted">
-        <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+        <Spinner />
         Loading the form…
       </p>
     </Modal>
@@ -73,7 +73,6 @@ function SignupUnavailable({ open, onClose }: SignupDialogProps) {
   return (
     <Modal open={open} onClose={onClose} title={TITLE} className="max-w-xl">
       <div className="py-8 text-center">
-        <WifiOff className="mx-auto size-8 text-fg-muted" aria-hidden="true" />
         <p className="mt-4 text-fg-muted" role="alert">
           We couldn't load the signup form. Check your connection, then reload the page and try again.
         </p>

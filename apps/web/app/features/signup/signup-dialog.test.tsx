@@ -1,6 +1,6 @@
 import { MESSAGES, SIGNUP_UI } from "@flotilla/contracts/messages";
 import { SIGNUP_MESSAGES } from "@flotilla/contracts/signup";
-import { act, render, screen, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -348,7 +348,13 @@ describe("LazySignupDialog", () => {
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
 
     rerender(<LazySignupDialog open onClose={() => {}} />);
-    expect(await screen.findByLabelText("Email", {}, { timeout: 5000 })).toBeInTheDocument();
-    expect(screen.getByRole("heading", { name: "Get Early Access" })).toBeInTheDocument();
+    // The form is committed before the dialog's effect calls showModal(): wait for the open dialog.
+    await waitFor(
+      () => {
+        const dialog = screen.getByRole("dialog", { name: "Get Early Access" });
+        expect(within(dialog).getByLabelText("Email")).toBeInTheDocument();
+      },
+      { timeout: 5000 },
+    );
   });
 });

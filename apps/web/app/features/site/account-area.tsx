@@ -1,9 +1,10 @@
-import { LayoutDashboard, LogOut } from "lucide-react";
-import { Link, useNavigate } from "react-router";
+import { lazy, Suspense } from "react";
+import { Link } from "react-router";
 import { buttonClass } from "../../components/button";
 import { useAuth } from "../../lib/auth";
-import { UserAvatar } from "./user-avatar";
-import { UserMenu } from "./user-menu";
+
+// Only signed-in visitors need the user menu: it arrives in its own chunk.
+const SignedInAccount = lazy(() => import("./signed-in-account"));
 
 /**
  * The right end of the top bar (and the foot of the mobile menu): Get Started → /login when signed out,
@@ -11,8 +12,6 @@ import { UserMenu } from "./user-menu";
  */
 export function AccountArea({ onNavigate, variant = "bar" }: { onNavigate?: () => void; variant?: "bar" | "panel" }) {
   const { user, logout } = useAuth();
-  const navigate = useNavigate();
-
   if (!user) {
     return (
       <Link
@@ -24,30 +23,11 @@ export function AccountArea({ onNavigate, variant = "bar" }: { onNavigate?: () =
       </Link>
     );
   }
-  if (variant === "bar") return <UserMenu user={user} onLogout={logout} />;
-
-  async function signOut() {
-    onNavigate?.();
-    await logout();
-    navigate("/login");
-  }
   return (
-    <div className="space-y-2">
-      <div className="flex items-center gap-3 px-1">
-        <UserAvatar src={user.avatar_url} />
-        <span className="min-w-0">
-          <span className="block truncate text-sm font-medium">{user.name}</span>
-          <span className="block truncate text-xs text-fg-muted">{user.email}</span>
-        </span>
-      </div>
-      <Link to="/dashboard" onClick={onNavigate} className={buttonClass("secondary", "sm", "w-full")}>
-        <LayoutDashboard className="size-4" aria-hidden="true" />
-        Dashboard
-      </Link>
-      <button type="button" onClick={signOut} className={buttonClass("ghost", "sm", "w-full")}>
-        <LogOut className="size-4" aria-hidden="true" />
-        Logout
-      </button>
-    </div>
+    <Suspense
+      fallback={<span className="inline-block h-9 w-32 animate-pulse rounded-full bg-bg-subtle" aria-hidden="true" />}
+    >
+      <SignedInAccount user={user} logout={logout} variant={variant} onNavigate={onNavigate} />
+    </Suspense>
   );
 }

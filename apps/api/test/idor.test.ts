@@ -1,0 +1,336 @@
+/**
+ * IDOR matrix, generated from the OpenAPI document: every operation that declares bearer security or
+ * takes a path parameter is called by customer B against customer A's resources (A owns a license with
+ * three bound machines and usage; B owns a license too). Addressing A's resources answers 403/404;
+ * operations on "my own account" answer B's data only. Nothing B sees contains A's license key, machine
+ * ids or names, email, name or ids. Without a token every such call is a 401.
+ *
+ * A new bearer endpoint, or a new path parameter, fails this file until MATRIX (and PATH_VALUES) say how
+ * to call it — the list comes from the document, not from this file.
+ */
+import { sql } from "drizzle-orm";
+import type { LightMyRequestResponse } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devSignIn } from "./helpers/dev-sign-in";
+import { apiOperations, type Operation, operationUrl } from "./helpers/openapi";
+import { createTestApp } from "./helpers/test-app";
+
+const { app, close } = await createTestApp();
+afterAll(async () => close());
+const operations = await apiOperations(app);
+
+interface Party {
+  token: string;
+  customerId: string;
+  email: string;
+  name: string;
+  licenseId: string;
+  licenseKey: string;
+  machines: { id: string; name: string }[];
+  feature: string;
+}
+
+let a: Party;
+let b: Party;
+
+/**
+ * How B calls each guarded operation. `foreign`: the path names a resource, and B addresses A's → 403/404.
+ * `own`: the operation acts on the caller's own account → the listed statuses, with B's data only.
+ * `consumesSession`: the call ends the session it is made with (each such call gets a fresh B session).
+ */
+type Entry =
+  | { kind: "foreign"; query?: Record<string, string>; body?: unknown }
+  | {
+      kind: "own";
+      statuses: number[];
+      query?: Record<string, string>;
+      body?: unknown;
+      consumesSession?: boolean;
+      /** What B's own answer must show (it is B's, not A's). */
+      // biome-ignore lint/suspicious/noExplicitAny: the answers of several operations, read field by field.
+      isB?: (json: any) => void;
+    };
+
+const MATRIX: Record<string, Entry> = {
+  "GET /api/auth/validate": {
+    kind: "own",
+    statuses: [200],
+    isB: (json) => expect(json.user).toMatchObject({ id: b.customerId, email: b.email }),
+  },
+  "POST /api/auth/logout": { kind: "own", statuses: [200], consumesSession: true },
+  "POST /api/auth/refresh": {
+    kind: "own",
+    statuses: [200],
+    consumesSession: true,
+    isB: (json) => expect(json.data.token).toEqual(expect.any(String)),
+  },
+  "GET /api/auth/profile": {
+    kind: "own",
+    statuses: [200],
+    isB: (json) => expect(json.data).toMatchObject({ id: b.customerId, email: b.email, name: b.name }),
+  },
+  "GET /api/customer/dashboard": {
+    kind: "own",
+    statuses: [200],
+    isB: (json) => {
+      expect(json.data.customer.email).toBe(b.email);
+      expect(json.data.licenses.map((license: { license_key: string }) => license.license_key)).toEqual([b.licenseKey]);
+      expect(json.data.usage_analytics.total_executions).toBe(7);
+    },
+  },
+  // B already has their license: a second one is refused, and never becomes A's.
+  "POST /api/customer/licenses": { kind: "own", statuses: [409], body: { tier: "free" } },
+  "GET /api/license/machines/{licenseKey}": { kind: "foreign" },
+  "GET /api/license/machines/{licenseKey}/analytics": { kind: "foreign", query: { days: "30" } },
+  "DELETE /api/license/machines/{licenseKey}/{machineId}": { kind: "foreign" },
+};
+
+/**
+ * Values for each path parameter name: A's resources (as stored, and spelled differently — the server
+ * normalises keys), plus B's, so that mixed calls (B's key with A's machine) are tried too.
+ */
+const PATH_VALUES: Record<string, () => { value: string; owner: "A" | "B" }[]> = {
+  licenseKey: () => [
+    { value: a.licenseKey, owner: "A" },
+    { value: a.licenseKey.toLowerCase(), owner: "A" },
+    { value: ` ${a.licenseKey} `, owner: "A" },
+    { value: b.licenseKey, owner: "B" },
+  ],
+  machineId: () => [
+    ...a.machines.map((machine) => ({ value: machine.id, owner: "A" as const })),
+    { value: b.machines[0]!.id, owner: "B" },
+  ],
+};
+
+/** Every combination of path values that touches at least one of A's resources. */
+function foreignCalls(operation: Operation): Record<string, string>[] {
+  let combos: { values: Record<string, string>; touchesA: boolean }[] = [{ values: {}, touchesA: false }];
+  for (const param of operation.pathParams) {
+    const fill = PATH_VALUES[param.name];
+    if (!fill) throw new Error(`PATH_VALUES has no values for {${param.name}} (${operation.key})`);
+    combos = combos.flatMap((combo) =>
+      fill().map((option) => ({
+        values: { ...combo.values, [param.name]: option.value },
+        touchesA: combo.touchesA || option.owner === "A",
+      })),
+    );
+  }
+  return combos.filter((combo) => combo.touchesA).map((combo) => combo.values);
+}
+
+/** A's identifying data: none of it may appear in anything B receives. */
+function secretsOfA(): string[] {
+  return [
+    a.licenseKey,
+    a.licenseKey.toLowerCase(),
+    a.licenseId,
+    a.customerId,
+    a.email,
+    a.email.toLowerCase(),
+    a.name,
+    a.token,
+    a.feature,
+    ...a.machines.flatMap((machine) => [machine.id, machine.name]),
+  ];
+}
+
+function expectNoSecretsOfA(response: LightMyRequestResponse, label: string) {
+  const body = response.body;
+  const headers = JSON.stringify(response.headers);
+  for (const secret of secretsOfA()) {
+    expect(body.includes(secret), `${label}: the body contains A's ${JSON.stringify(secret)}`).toBe(false);
+    expect(headers.includes(secret), `${label}: a header contains A's ${JSON.stringify(secret)}`).toBe(false);
+  }
+}
+
+function request(operation: Operation, pathValues: Record<string, string>, entry: Entry, token?: string) {
+  return app.inject({
+    method: operation.method as "GET",
+    url: operationUrl(operation, pathValues, entry.query),
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    ...(entry.body === undefined ? {} : { payload: entry.body as Record<string, unknown> }),
+  });
+}
+
+async function party(email: string, name: string, machines: { id: string; name: string }[], feature: string) {
+  const signedIn = await devSignIn(app, { email, name });
+  const bearer = { authorization: `Bearer ${signedIn.token}` };
+  const created = await app.inject({
+    method: "POST",
+    url: "/api/customer/licenses",
+    headers: bearer,
+    payload: { tier: "free" },
+  });
+  expect(created.statusCode).toBe(200);
+  const license = created.json().data.license;
+  for (const machine of machines) {
+    const validated = await app.inject({
+      method: "POST",
+      url: "/api/license/validate",
+      payload: { license_key: license.license_key, machine_id: machine.id, machine_name: machine.name },
+    });
+    expect(validated.json().data.code).toBe("VALID");
+    const usage = await app.inject({
+      method: "POST",
+      url: "/api/license/usage",
+      payload: { license_key: license.license_key, machine_id: machine.id, executions: 7, feature },
+    });
+    expect(usage.statusCode).toBe(200);
+  }
+  return {
+    token: signedIn.token,
+    customerId: signedIn.customer.id,
+    email,
+    name,
+    licenseId: license.id,
+    licenseKey: license.license_key,
+    machines,
+    feature,
+  } satisfies Party;
+}
+
+/** What A owns, read as A: it must be the same before and after B's attempts. */
+async function snapshotOfA() {
+  const bearer = { authorization: `Bearer ${a.token}` };
+  const machines = (await app.inject({ url: `/api/license/machines/${a.licenseKey}`, headers: bearer })).json().data;
+  const dashboard = (await app.inject({ url: "/api/customer/dashboard", headers: bearer })).json().data;
+  const rows = (await app.database.db.execute(
+    sql`select count(*)::int as n from machines where license_id = ${a.licenseId}`,
+  )) as unknown as { rows: { n: number }[] };
+  return {
+    machineIds: machines.machines.map((machine: { machine_id: string }) => machine.machine_id).sort(),
+    machineRows: rows.rows[0]!.n,
+    licenses: dashboard.licenses.map((license: { license_key: string; status: string }) => [
+      license.license_key,
+      license.status,
+    ]),
+    usage: dashboard.usage_analytics,
+  };
+}
+
+const guarded = operations.filter((operation) => operation.bearer || operation.pathParams.length > 0);
+let before: Awaited<ReturnType<typeof snapshotOfA>>;
+let calls = 0;
+
+beforeAll(async () => {
+  a = await party(
+    "alice.anders@example.com",
+    "Alice Anders-Quill",
+    [
+      { id: "alice-laptop-7f3e91", name: "Alice Private MacBook" },
+      { id: "alice-buildbox-2c44d0", name: "Alice Build Server" },
+      { id: "alice-desktop-b81a5e", name: "Alice Home Desktop" },
+    ],
+    "alice-secret-feature",
+  );
+  b = await party(
+    "bob.brennan@example.com",
+    "Bob Brennan-Stone",
+    [{ id: "bob-workstation-01", name: "Bob Workstation" }],
+    "bob-feature",
+  );
+  before = await snapshotOfA();
+  expect(before.machineIds).toHaveLength(3);
+});
+
+describe("IDOR matrix from the OpenAPI document", () => {
+  it("finds the guarded operations in the document, and MATRIX lists exactly those", () => {
+    expect(guarded.length).toBeGreaterThanOrEqual(9);
+    const documented = guarded.map((operation) => operation.key).sort();
+    const missing = documented.filter((key) => !(key in MATRIX));
+    expect(missing, "guarded operations without a MATRIX entry (add one)").toEqual([]);
+    expect(Object.keys(MATRIX).sort(), "MATRIX entries that are no longer in the document").toEqual(documented);
+    // Every path parameter of every operation has fill values.
+    const params = [...new Set(guarded.flatMap((operation) => operation.pathParams.map((p) => p.name)))];
+    expect(params.filter((name) => !(name in PATH_VALUES))).toEqual([]);
+  });
+
+  it("every bearer operation documents its 401, and no other operation answers 401 without a token", async () => {
+    for (const operation of operations) {
+      if (operation.bearer) {
+        expect(operation.responses, operation.key).toContain("401");
+        continue;
+      }
+      // An undocumented guard would hide a route from this matrix.
+      const pathValues = Object.fromEntries(operation.pathParams.map((p) => [p.name, "probe"]));
+      const response = await app.inject({
+        method: operation.method as "GET",
+        url: operationUrl(operation, pathValues),
+        ...(operation.body ? { payload: {} } : {}),
+      });
+      expect(response.statusCode, `${operation.key} answers 401 but does not declare bearer security`).not.toBe(401);
+    }
+  });
+
+  describe.each(guarded.map((operation) => [operation.key, operation] as const))("%s", (_key, operation) => {
+    it("as customer B against customer A's resources: 403/404, or B's own data only", async () => {
+      const entry = MATRIX[operation.key];
+      expect(entry, `MATRIX has no entry for ${operation.key}`).toBeDefined();
+      if (!entry) return;
+      if (entry.kind === "foreign") {
+        const combos = foreignCalls(operation);
+        expect(combos.length).toBeGreaterThan(0);
+        for (const pathValues of combos) {
+          const label = `${operation.key} ${JSON.stringify(pathValues)}`;
+          const response = await request(operation, pathValues, entry, b.token);
+          calls += 1;
+          expect([403, 404], `${label} answered ${response.statusCode}: ${response.body}`).toContain(
+            response.statusCode,
+          );
+          expect(response.json()).toMatchObject({ success: false, error: expect.any(String) });
+          expectNoSecretsOfA(response, label);
+        }
+      } else {
+        expect(operation.pathParams, "an 'own' operation addresses no resource by path").toEqual([]);
+        const token = entry.consumesSession ? (await devSignIn(app, { email: b.email, name: b.name })).token : b.token;
+        const response = await request(operation, {}, entry, token);
+        calls += 1;
+        expect(entry.statuses, `${operation.key} answered ${response.statusCode}: ${response.body}`).toContain(
+          response.statusCode,
+        );
+        expectNoSecretsOfA(response, operation.key);
+        entry.isB?.(response.json());
+      }
+    });
+
+    it("the same calls without a token, or with a malformed or unknown one: 401", async () => {
+      const entry = MATRIX[operation.key];
+      if (!entry || !operation.bearer) return;
+      const combos = entry.kind === "foreign" ? foreignCalls(operation) : [{}];
+      for (const pathValues of combos) {
+        for (const headers of [
+          {},
+          { authorization: "Bearer" },
+          { authorization: `Basic ${Buffer.from("alice:secret").toString("base64")}` },
+          { authorization: `Bearer ${"x".repeat(43)}` },
+          { authorization: `Bearer ${a.token}x` },
+        ]) {
+          const response = await app.inject({
+            method: operation.method as "GET",
+            url: operationUrl(operation, pathValues, entry.query),
+            headers,
+            ...(entry.body === undefined ? {} : { payload: entry.body as Record<string, unknown> }),
+          });
+          calls += 1;
+          const label = `${operation.key} ${JSON.stringify(pathValues)} ${JSON.stringify(headers).slice(0, 40)}`;
+          expect(response.statusCode, `${label}: ${response.body}`).toBe(401);
+          expect(response.json()).toMatchObject({ success: false, error: expect.any(String) });
+          expect(response.headers["www-authenticate"]).toMatch(/^Bearer /);
+          expectNoSecretsOfA(response, label);
+        }
+      }
+    });
+  });
+
+  it("A's license, machines, usage and session are untouched afterwards", async () => {
+    const after = await snapshotOfA();
+    expect(after).toEqual(before);
+    expect(after.machineRows).toBe(3);
+    const validate = await app.inject({ url: "/api/auth/validate", headers: { authorization: `Bearer ${a.token}` } });
+    expect(validate.statusCode).toBe(200);
+    expect(validate.json().user.email).toBe(a.email);
+    // The matrix actually ran (the figure the report quotes).
+    expect(calls).toBeGreaterThanOrEqual(100);
+    console.info(`IDOR matrix: ${guarded.length} guarded operations, ${calls} calls`);
+  });
+});
