@@ -24,7 +24,7 @@ export default defineConfig({
           name: "web",
           root: "apps/web",
           environment: "jsdom",
-          include: ["app/**/*.test.{ts,tsx}"],
+          include: ["app/**/*.test.{ts,tsx}", "scripts/**/*.test.ts"],
           setupFiles: ["./test/setup.ts"],
         },
       },

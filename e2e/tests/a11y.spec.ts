@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
 import { DOCS_PAGES } from "../../packages/contracts/src/docs";
 import { STATIC_PUBLIC_PATHS } from "../../packages/contracts/src/navigation";
+import { expect, type Page, test } from "./fixtures";
 
 /**
  * WCAG 2.1 A/AA with axe-core: zero violations on every route, in both themes, and with every dialog and the

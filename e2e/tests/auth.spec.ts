@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test } from "./fixtures";
 
 /** Signs in through the development issuer, starting from /login?redirect=… */
 async function signIn(page: Page, { email, name, redirect }: { email: string; name: string; redirect?: string }) {

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test.describe("blog", () => {
   test("filters by category, featuring the first post of the filtered list", async ({ page }) => {

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test, waitingForHydration } from "./fixtures";
 
 const CLI = new URL("../../packages/license-client/bin/flotilla-license.mjs", import.meta.url).pathname;
 
@@ -110,7 +110,7 @@ test("another customer cannot see or change someone else's license", async ({ pa
   await request.post("/api/license/validate", { data: { license_key: licenseKey, machine_id: "desktop-owner" } });
 
   const intruder = await page.context().browser()!.newContext();
-  const other = await intruder.newPage();
+  const other = waitingForHydration(await intruder.newPage());
   await signIn(other, `intruder-${Date.now()}@example.com`, "Intruder");
   const token = await other.evaluate(() => localStorage.getItem("auth_token"));
   for (const [method, url] of [

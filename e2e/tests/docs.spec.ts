@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test.describe("docs", () => {
   test("the sidebar has three groups and highlights the current page", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "./fixtures";
 
 /**
  * Keyboard-only journeys: no mouse, only Tab / Shift+Tab / Enter / Space / Escape / arrows. Every element the

@@ -5,8 +5,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { expect, test } from "@playwright/test";
 import { CLIENT_ONLY_PATHS } from "../../packages/contracts/src/navigation";
+import { expect, test } from "./fixtures";
 
 const SITE_DIR = new URL("../../apps/web/build/client/", import.meta.url).pathname;
 /** Served by the SPA fallback, never prerendered: links may point at them, but they hold no anchors to check. */

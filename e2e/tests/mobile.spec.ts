@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test("the mobile menu opens, lists the docs and navigates", async ({ page }) => {
   await page.goto("/");

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test.describe("global navigation", () => {
   test("highlights the current section and offers Get Started when signed out", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 test("Stay Updated subscribes, and the unsubscribe page explains a bad link", async ({ page }) => {
   await page.goto("/blog");

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { CLIENT_ONLY_PAGES, PUBLIC_PAGES } from "./routes";
 
 test.describe("every public route", () => {

@@ -19,6 +19,8 @@ const BUILD_INPUTS = [
   "apps/web/public",
   "apps/web/react-router.config.ts",
   "apps/web/vite.config.ts",
+  "apps/web/scripts",
+  "apps/web/package.json",
   "apps/api/src",
   "apps/api/scripts",
 ];

@@ -81,8 +81,10 @@ export const rel = (file) => path.relative(repoRoot, file);
 export async function toWebp(
   input,
   output,
-  { quality = 80, minQuality = 50, maxBytes = Number.POSITIVE_INFINITY } = {},
+  { quality = 80, minQuality = 50, maxBytes = Number.POSITIVE_INFINITY, width } = {},
 ) {
+  // Downscaled copies (for srcset) use Lanczos; the height follows the aspect ratio, kept even.
+  const scale = width ? ["-vf", `scale=${width}:-2:flags=lanczos`] : [];
   for (let q = quality; ; q -= 4) {
     await run(FFMPEG, [
       "-hide_banner",
@@ -91,6 +93,7 @@ export async function toWebp(
       "-y",
       "-i",
       input,
+      ...scale,
       "-c:v",
       "libwebp",
       "-quality",

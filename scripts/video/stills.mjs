@@ -7,7 +7,9 @@
 // Outputs (paths relative to the repo root):
 //   apps/web/public/images/docs/task-board.webp      1600x1000, <= 150 KB
 //   apps/web/public/images/docs/agent-editor.webp    1600x1000, <= 150 KB
+//   apps/web/public/images/docs/<name>-800w.webp     800x500, for phones (srcset)
 //   apps/web/public/images/blog/<slug>.webp          1200x630,  <= 60 KB each
+//   apps/web/public/images/blog/<slug>-800w.webp     800x420, for phones (srcset)
 //   apps/web/public/images/og-default.png            1200x630,  <= 200 KB
 //
 // Needs playwright-core (root devDependency), /usr/bin/chromium and /usr/bin/ffmpeg; see lib.mjs.
@@ -23,14 +25,20 @@ const tmpPng = (name) => path.join(os.tmpdir(), `flotilla-${process.pid}-${name}
 const report = [];
 const over = [];
 
-async function saveWebp(page, out, maxBytes) {
+/** Saves the page as `out` and, for each of `smallerWidths`, a downscaled `<name>-<width>w.webp` for srcset. */
+async function saveWebp(page, out, maxBytes, smallerWidths = []) {
   const png = tmpPng(path.basename(out));
   await page.screenshot({ path: png });
   await mkdir(path.dirname(out), { recursive: true });
   const r = await toWebp(png, out, { quality: 90, minQuality: 40, maxBytes });
-  await rm(png, { force: true });
   report.push(`${rel(out).padEnd(58)} webp q${r.quality}  ${kb(r.bytes)}`);
   if (r.bytes > maxBytes) over.push(rel(out));
+  for (const width of smallerWidths) {
+    const small = out.replace(/\.webp$/, `-${width}w.webp`);
+    const s = await toWebp(png, small, { quality: 85, minQuality: 40, maxBytes: maxBytes / 3, width });
+    report.push(`${rel(small).padEnd(58)} webp q${s.quality}  ${kb(s.bytes)}`);
+  }
+  await rm(png, { force: true });
 }
 
 const started = Date.now();
@@ -41,7 +49,7 @@ try {
       const { context, page } = await openPage(browser, "tour.html", 1600, 1000);
       await page.evaluate((k) => window.renderStill(k), kind);
       const name = kind === "board" ? "task-board" : "agent-editor";
-      await saveWebp(page, path.join(publicDir, "images/docs", `${name}.webp`), LIMITS.docs);
+      await saveWebp(page, path.join(publicDir, "images/docs", `${name}.webp`), LIMITS.docs, [800]);
       await context.close();
     }
   }
@@ -52,7 +60,7 @@ try {
       const slugs = await page.evaluate(() => window.COVERS);
       for (const slug of slugs) {
         await page.evaluate((s) => window.renderCover(s), slug);
-        await saveWebp(page, path.join(publicDir, "images/blog", `${slug}.webp`), LIMITS.blog);
+        await saveWebp(page, path.join(publicDir, "images/blog", `${slug}.webp`), LIMITS.blog, [800]);
       }
     }
     if (want("og")) {

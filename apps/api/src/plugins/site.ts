@@ -61,6 +61,8 @@ export async function sitePlugin(app: FastifyInstance, { root, production }: { r
     wildcard: false,
     index: false,
     serveDotFiles: false,
+    // The web build writes .br/.gz next to every text file (apps/web/scripts/finish-build.mjs).
+    preCompressed: true,
     setHeaders(reply, path) {
       reply.header("Cache-Control", path.startsWith(join(root, "assets")) ? ASSET_CACHE : HTML_CACHE);
     },

@@ -52,7 +52,7 @@ export default function BlogPostPage({ loaderData }: Route.ComponentProps) {
             </div>
           </header>
           <div className="mt-10 overflow-hidden rounded-2xl border border-border">
-            <BlogImage src={post.image} alt="" eager />
+            <BlogImage src={post.image} alt="" eager sizes="(min-width: 48rem) 48rem, 100vw" />
           </div>
           <MarkdownArticle html={html} className="mt-12" />
         </>

@@ -24,9 +24,13 @@ export default function Pricing() {
           Start free on your own machine. Paid plans are coming soon; early-access members hear first.
         </p>
       </header>
-      <div className="mt-16">
+      <section className="mt-16" aria-labelledby="plans-heading">
+        {/* The plan cards' names are h3s, as on the home page: the outline needs a level between. */}
+        <h2 id="plans-heading" className="sr-only">
+          Plans and prices
+        </h2>
         <PlanGrid onJoin={openSignup} />
-      </div>
+      </section>
       <p className="mt-10 text-center text-sm text-fg-muted">
         Questions about licenses and devices? Read the{" "}
         <Link to="/docs/pricing" className="text-accent underline underline-offset-2">

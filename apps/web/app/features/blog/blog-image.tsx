@@ -1,17 +1,21 @@
 import { MESSAGES } from "@flotilla/contracts";
 import { ImageOff } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
+import { responsiveSrcSet } from "../../lib/responsive-image";
 
 /** A post's cover; when it fails to load, a 'Blog Image Coming Soon' placeholder takes its place. */
 export function BlogImage({
   src,
   alt,
   eager = false,
+  sizes = "100vw",
   className = "",
 }: {
   src: string;
   alt: string;
   eager?: boolean;
+  /** The width the cover is shown at, for picking from its srcset. */
+  sizes?: string;
   className?: string;
 }) {
   const [failed, setFailed] = useState(false);
@@ -38,6 +42,8 @@ export function BlogImage({
     <img
       ref={ref}
       src={src}
+      srcSet={responsiveSrcSet(src)}
+      sizes={sizes}
       alt={alt}
       width={1200}
       height={630}

@@ -12,7 +12,14 @@ export function PostCard({ post, featured = false }: { post: BlogPost; featured?
       data-featured={featured || undefined}
     >
       <div className={featured ? "lg:w-3/5" : ""}>
-        <BlogImage src={post.image} alt="" eager={featured} />
+        <BlogImage
+          src={post.image}
+          alt=""
+          eager={featured}
+          sizes={
+            featured ? "(min-width: 1024px) 36rem, 100vw" : "(min-width: 1280px) 18rem, (min-width: 768px) 40vw, 100vw"
+          }
+        />
       </div>
       <div className={`flex flex-1 flex-col p-6 ${featured ? "lg:justify-center lg:p-10" : ""}`}>
         <div className="flex items-center gap-2">

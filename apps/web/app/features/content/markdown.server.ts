@@ -12,6 +12,7 @@ import remarkParse from "remark-parse";
 import remarkRehype from "remark-rehype";
 import { unified } from "unified";
 import { visit } from "unist-util-visit";
+import { responsiveSrcSet } from "../../lib/responsive-image";
 import type { Heading, Section } from "./types";
 
 /**
@@ -44,8 +45,10 @@ function rehypeFlotilla(headings: Heading[]) {
       if (node.tagName === "img") {
         const src = String(node.properties.src ?? "");
         const size = IMAGE_SIZES[src];
+        const srcSet = responsiveSrcSet(src);
         node.properties = {
           ...node.properties,
+          ...(srcSet ? { srcSet, sizes: "(min-width: 48rem) 48rem, 100vw" } : {}),
           loading: "lazy",
           decoding: "async",
           className: ["content-image"],

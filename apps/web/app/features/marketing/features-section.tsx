@@ -13,7 +13,11 @@ const ICONS: Record<FeatureIcon, typeof Brain> = {
 
 export function FeaturesSection() {
   return (
-    <section id="features" aria-labelledby="features-title" className="mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8">
+    <section
+      id="features"
+      aria-labelledby="features-title"
+      className="below-fold mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8"
+    >
       <SectionHeading
         id="features-title"
         eyebrow="Features"

@@ -3,7 +3,11 @@ import { INTEGRATIONS } from "./marketing-data";
 
 export function IntegrationsSection() {
   return (
-    <section id="integrations" aria-labelledby="integrations-title" className="border-y border-border bg-bg-subtle">
+    <section
+      id="integrations"
+      aria-labelledby="integrations-title"
+      className="below-fold border-y border-border bg-bg-subtle"
+    >
       <div className="mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8">
         <SectionHeading
           id="integrations-title"

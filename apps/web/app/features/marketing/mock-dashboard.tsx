@@ -75,7 +75,7 @@ export function MockDashboard() {
             <span className={`size-2 shrink-0 rounded-full ${PRIORITY_DOT[task.priority]}`} title={task.priority} />
             <div className="min-w-0 flex-1">
               <p className="truncate text-sm text-slate-100">
-                <span className="mr-2 font-mono text-xs text-slate-500">#{task.id}</span>
+                <span className="mr-2 font-mono text-xs text-slate-400">#{task.id}</span>
                 {task.title}
               </p>
               <p className="mt-1 flex items-center gap-3 text-xs text-slate-400">

@@ -42,7 +42,11 @@ function PlatformCardView({ platform, onJoin }: { platform: PlatformCard; onJoin
 
 export function PlatformsSection({ onJoin }: { onJoin: () => void }) {
   return (
-    <section id="roadmap" aria-labelledby="roadmap-title" className="mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8">
+    <section
+      id="roadmap"
+      aria-labelledby="roadmap-title"
+      className="below-fold mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8"
+    >
       <SectionHeading
         id="roadmap-title"
         eyebrow="Platforms & roadmap"
