@@ -120,9 +120,19 @@ describe("crash safety on the embedded database", () => {
       await postJson("/api/license/validate", { license_key: key, machine_id: "desktop-crash-0" });
     for (const { key } of licenses) acknowledgedBindings.get(key)!.add("desktop-crash-0");
     const acknowledgedUsageReports = () => [...acknowledgedUsage.values()].filter((total) => total > 0).length;
-    while (acknowledgedSignups.length < 100 || acknowledgedUsageReports() < licenses.length) {
+    // Kill once enough writes are acknowledged; a bounded wait, so that a stalled server fails with figures.
+    const deadline = Date.now() + 60_000;
+    while (
+      (acknowledgedSignups.length < 100 || acknowledgedUsageReports() < licenses.length) &&
+      next < 5_000 &&
+      Date.now() < deadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    expect(
+      { signups: acknowledgedSignups.length >= 100, usage: acknowledgedUsageReports() },
+      `acknowledged before the kill: ${acknowledgedSignups.length} signups, usage on ${acknowledgedUsageReports()} licenses, ${next} requests sent`,
+    ).toEqual({ signups: true, usage: licenses.length });
     server.kill("SIGKILL");
     killed = true;
     await Promise.all([exited(server), ...clients]);
@@ -130,6 +140,10 @@ describe("crash safety on the embedded database", () => {
 
     // Restart: the database recovers and serves again.
     const restarted = await startServer();
+    let bindingsAcknowledged = 0;
+    let bindingsStored = 0;
+    let usageAcknowledged = 0;
+    let usageStored = 0;
     expect((await postJson("/api/signup", validSignup({ email: "after-restart@example.com" })))?.ok).toBe(true);
     for (const { token, key } of licenses) {
       const machines = await fetch(`${BASE}/api/license/machines/${key}`, {
@@ -138,12 +152,16 @@ describe("crash safety on the embedded database", () => {
       const list = (await machines.json()) as { data: { machines: { machine_id: string }[] } };
       const bound = new Set(list.data.machines.map((m) => m.machine_id));
       expect([...acknowledgedBindings.get(key)!].filter((id) => !bound.has(id))).toEqual([]);
+      bindingsAcknowledged += acknowledgedBindings.get(key)!.size;
+      bindingsStored += bound.size;
       const dashboard = await fetch(`${BASE}/api/customer/dashboard`, {
         headers: { authorization: `Bearer ${token}` },
       });
       // Reports whose answer was lost in the crash may be stored too; acknowledged ones must all be there.
       const figures = (await dashboard.json()) as { data: { usage_analytics: { total_executions: number } } };
       expect(figures.data.usage_analytics.total_executions).toBeGreaterThanOrEqual(acknowledgedUsage.get(key)!);
+      usageAcknowledged += acknowledgedUsage.get(key)!;
+      usageStored += figures.data.usage_analytics.total_executions;
     }
     restarted.kill("SIGTERM");
     expect(await exited(restarted)).toBe(0); // graceful shutdown closes the database cleanly
@@ -157,5 +175,10 @@ describe("crash safety on the embedded database", () => {
     const lost = acknowledgedSignups.filter((email) => !stored.has(email));
     expect(lost).toEqual([]);
     expect(stored.has("after-restart@example.com")).toBe(true);
-  }, 120_000);
+    console.log(
+      `after SIGKILL: signups acknowledged ${acknowledgedSignups.length}, stored ${stored.size - 1} (${lost.length} lost); ` +
+        `bindings acknowledged ${bindingsAcknowledged}, stored ${bindingsStored}; ` +
+        `executions acknowledged ${usageAcknowledged}, stored ${usageStored}`,
+    );
+  }, 180_000);
 });

@@ -6,7 +6,7 @@ export function IntegrationsSection() {
     <section
       id="integrations"
       aria-labelledby="integrations-title"
-      className="below-fold border-y border-border bg-bg-subtle"
+      className="below-fold [--fold-height:82rem] md:[--fold-height:55rem] lg:[--fold-height:41rem] border-y border-border bg-bg-subtle"
     >
       <div className="mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8">
         <SectionHeading

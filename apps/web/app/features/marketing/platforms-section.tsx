@@ -45,7 +45,7 @@ export function PlatformsSection({ onJoin }: { onJoin: () => void }) {
     <section
       id="roadmap"
       aria-labelledby="roadmap-title"
-      className="below-fold mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8"
+      className="below-fold [--fold-height:154rem] md:[--fold-height:109rem] lg:[--fold-height:75rem] mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8"
     >
       <SectionHeading
         id="roadmap-title"
