@@ -49,7 +49,10 @@ async function postJson(path: string, body: unknown, token?: string): Promise<Re
 
 async function startServer(): Promise<ChildProcess> {
   const child = spawn(process.execPath, [SERVER], { env: env(), stdio: ["ignore", "ignore", "inherit"] });
-  for (let i = 0; i < 200; i++) {
+  // A first start creates the embedded database (~8 s on a quiet 2-core machine, several times that
+  // while the other suites run in parallel): allow a minute.
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     try {
       if ((await fetch(`${BASE}/api/ready`)).ok) return child;
     } catch {}
@@ -180,5 +183,5 @@ describe("crash safety on the embedded database", () => {
         `bindings acknowledged ${bindingsAcknowledged}, stored ${bindingsStored}; ` +
         `executions acknowledged ${usageAcknowledged}, stored ${usageStored}`,
     );
-  }, 180_000);
+  }, 240_000);
 });
