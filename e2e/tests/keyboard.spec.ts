@@ -60,6 +60,10 @@ async function expectFocusShown(page: Page): Promise<string> {
 }
 
 /** Presses a key and checks the focus indicator of wherever focus lands. */
+// Every key press is followed by a check of the focus indicator: a journey is a hundred round trips to the
+// browser, which on a loaded 2-core CI machine can pass the default 30 s.
+test.describe.configure({ timeout: 90_000 });
+
 async function press(page: Page, key: string): Promise<string> {
   await page.keyboard.press(key);
   return expectFocusShown(page);
