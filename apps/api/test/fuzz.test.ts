@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validSignup } from "./fixtures";
 import { browseDevSignIn, devSignIn } from "./helpers/dev-sign-in";
 import { apiOperations, type JsonSchema, type Operation } from "./helpers/openapi";
+import { prng, type Random } from "./helpers/prng";
 import { createTestApp } from "./helpers/test-app";
 
 const STRESS = process.env.FLOTILLA_STRESS === "1";
@@ -30,25 +31,6 @@ const SEED = process.env.FLOTILLA_FUZZ_SEED
     ? randomInt(2 ** 31)
     : DEFAULT_SEED;
 const CONCURRENCY = 16;
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    chance: (p: number) => next() < p,
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-  };
-}
-type Random = ReturnType<typeof prng>;
 
 // ── Nasty values ──────────────────────────────────────────────────────────────────────────────────
 

@@ -13,6 +13,7 @@ import type { FastifyInstance } from "fastify";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { prng } from "./helpers/prng";
 import { createTestApp } from "./helpers/test-app";
 
 const SEED = process.env.FLOTILLA_FUZZ_SEED ? Number(process.env.FLOTILLA_FUZZ_SEED) : randomInt(2 ** 31);
@@ -21,28 +22,6 @@ const WORKERS = 50;
 const SCALE = process.env.FLOTILLA_STRESS === "1" ? 10 : 1;
 const VALIDATIONS = 1_000 * SCALE;
 const MACHINE_IDS = 200 * SCALE;
-
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    shuffle: <T>(items: T[]): T[] => {
-      for (let i = items.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [items[i], items[j]] = [items[j]!, items[i]!];
-      }
-      return items;
-    },
-  };
-}
 
 let app: FastifyInstance;
 let close: () => Promise<void>;

@@ -214,20 +214,20 @@ export async function recordUsage(
     });
 }
 
+/** Usage rollups of any of these licenses (ids cast to uuid for both PGlite and PostgreSQL). */
+function usageOfLicenses(licenseIds: string[]) {
+  return sql`${usageRollups.licenseId} in (${sql.join(
+    licenseIds.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  )})`;
+}
+
 export async function executionsSince(db: Database, licenseIds: string[], since: string | null): Promise<number> {
   if (licenseIds.length === 0) return 0;
   const [row] = await db
     .select({ total: sql<string>`coalesce(sum(${usageRollups.executions}), 0)` })
     .from(usageRollups)
-    .where(
-      and(
-        sql`${usageRollups.licenseId} in (${sql.join(
-          licenseIds.map((id) => sql`${id}::uuid`),
-          sql`, `,
-        )})`,
-        since ? gte(usageRollups.day, since) : undefined,
-      ),
-    );
+    .where(and(usageOfLicenses(licenseIds), since ? gte(usageRollups.day, since) : undefined));
   return Number(row?.total ?? 0);
 }
 
@@ -236,15 +236,7 @@ export async function topFeatures(db: Database, licenseIds: string[], limit: num
   const rows = await db
     .select({ feature: usageRollups.feature, total: sql<string>`sum(${usageRollups.executions})` })
     .from(usageRollups)
-    .where(
-      and(
-        sql`${usageRollups.licenseId} in (${sql.join(
-          licenseIds.map((id) => sql`${id}::uuid`),
-          sql`, `,
-        )})`,
-        ne(usageRollups.feature, ""),
-      ),
-    )
+    .where(and(usageOfLicenses(licenseIds), ne(usageRollups.feature, "")))
     .groupBy(usageRollups.feature)
     .orderBy(desc(sql`sum(${usageRollups.executions})`), asc(usageRollups.feature))
     .limit(limit);
