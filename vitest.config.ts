@@ -47,7 +47,7 @@ export default defineConfig({
                 root: "apps/api",
                 environment: "node",
                 include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-                exclude: ["test/site.test.ts", "test/durability.test.ts"],
+                exclude: ["test/site.test.ts", "test/durability.test.ts", "test/shutdown.test.ts"],
                 env: { FLOTILLA_TEST_DB: "postgres" },
                 testTimeout: 20_000,
                 hookTimeout: 30_000,

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig, devices } from "@playwright/test";
@@ -7,6 +7,8 @@ import { defineConfig, devices } from "@playwright/test";
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = new URL("..", import.meta.url).pathname;
+/** The development signing key the built CLI pins (packages/license-client/scripts/build.mjs creates it). */
+const SIGNING_KEY = readFileSync(join(ROOT, "data/license-signing-key.pem"), "utf8");
 /** A fresh embedded database for every run. */
 const DATA_DIR = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), "flotilla-e2e-shared-"));
 
@@ -50,10 +52,11 @@ export default defineConfig({
       HOST: "127.0.0.1",
       PUBLIC_ORIGIN: `http://127.0.0.1:${PORT}`,
       // Many journeys sign in from one address; the limit itself is proven by the API suite.
-      RATE_LIMIT_AUTH_PER_MINUTE: "1000",
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: "1000",
       LOG_LEVEL: "warn",
       DATA_DIR,
       DATABASE_URL: "",
+      LICENSE_SIGNING_KEY: SIGNING_KEY,
     },
   },
 });

@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "./fixtures";
+import { expect, type Page, test, waitingForHydration } from "./fixtures";
 
 /** Signs in through the development issuer, starting from /login?redirect=… */
 async function signIn(page: Page, { email, name, redirect }: { email: string; name: string; redirect?: string }) {
@@ -113,5 +113,64 @@ test.describe("auth callback outcomes", () => {
     await page.goto("/auth/callback/%2Fdocs%2Fagents");
     // Not signed in, so the dashboard sends the visitor on to /login.
     await expect(page).toHaveURL(/\/login$/);
+  });
+});
+
+test.describe("sign-in from the attacker's side", () => {
+  test("session fixation: another person's token in the address does not sign this browser in", async ({
+    page,
+    browser,
+  }) => {
+    const attackerContext = await browser.newContext();
+    const attacker = waitingForHydration(await attackerContext.newPage());
+    await signIn(attacker, { email: "fixer@example.com", name: "Session Fixer" });
+    await expect(attacker).toHaveURL(/\/dashboard$/);
+    const planted = await attacker.evaluate(() => localStorage.getItem("auth_token"));
+
+    await page.goto(`/auth/callback?token=${planted}`);
+    await expect(page.getByText("Token validation failed")).toBeVisible();
+    expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toBeNull();
+
+    // The token in the address of the browser that signed in with it is accepted (Welcome!, then the dashboard).
+    await attacker.evaluate(() => localStorage.removeItem("auth_token"));
+    await attacker.goto(`/auth/callback?token=${planted}`);
+    await expect(attacker).toHaveURL(/\/dashboard$/);
+    expect(await attacker.evaluate(() => localStorage.getItem("auth_token"))).toBe(planted);
+    await attackerContext.close();
+  });
+
+  test("login CSRF: a sign-in link captured in one browser does not complete in another", async ({ page, browser }) => {
+    const attackerContext = await browser.newContext();
+    const attacker = waitingForHydration(await attackerContext.newPage());
+    // The attacker stops their own sign-in at the callback page: the page's exchange never reaches the server.
+    await attacker.route("**/api/auth/google/callback", (route) => route.abort());
+    await signIn(attacker, { email: "csrf-attacker@example.com", name: "CSRF Attacker" });
+    await attacker.waitForURL(/\/auth\/callback\?.*code=/);
+    const captured = attacker.url();
+    await attackerContext.close();
+
+    await page.goto(captured.replace(/^https?:\/\/[^/]+/, ""));
+    await expect(page.getByRole("heading", { name: "Authentication Failed" })).toBeVisible();
+    await expect(page.getByText("This sign-in was started in another browser.", { exact: false })).toBeVisible();
+    expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toBeNull();
+  });
+
+  test("sign out everywhere ends the session in the other browser too", async ({ page, browser }) => {
+    const otherContext = await browser.newContext();
+    const other = waitingForHydration(await otherContext.newPage());
+    await signIn(other, { email: "two-browsers@example.com", name: "Two Browsers" });
+    await expect(other).toHaveURL(/\/dashboard$/);
+    await signIn(page, { email: "two-browsers@example.com", name: "Two Browsers" });
+    await expect(page).toHaveURL(/\/dashboard$/);
+
+    await page
+      .getByRole("banner")
+      .getByRole("button", { name: /Account menu/ })
+      .click();
+    await page.getByRole("banner").getByRole("button", { name: "Sign out everywhere" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    await other.reload();
+    await expect(other).toHaveURL(/\/login$/);
+    await otherContext.close();
   });
 });

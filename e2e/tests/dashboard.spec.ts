@@ -6,14 +6,31 @@ import { expect, type Page, test, waitingForHydration } from "./fixtures";
 
 const CLI = new URL("../../packages/license-client/bin/flotilla-license.mjs", import.meta.url).pathname;
 
-/** Plays the desktop app on one machine: `flotilla-license activate` with its own state file. */
+/** Each played machine keeps its own state file, as separate computers would. */
+const stateFiles = new Map<string, string>();
+
+/** Plays the desktop app on one machine: `flotilla-license <command>` as that machine (a development build). */
+function cli(server: string, machineId: string, args: string[]): { code: number; out: string } {
+  let state = stateFiles.get(machineId);
+  if (!state) {
+    state = join(mkdtempSync(join(tmpdir(), "flotilla-cli-")), "license.json");
+    stateFiles.set(machineId, state);
+  }
+  try {
+    const out = execFileSync(
+      process.execPath,
+      [CLI, "--server", server, "--state", state, ...args, "--machine-id", machineId],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+    return { code: 0, out };
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string };
+    return { code: failed.status, out: `${failed.stdout}${failed.stderr}` };
+  }
+}
+
 function activateWithCli(server: string, licenseKey: string, machineId: string): string {
-  const state = join(mkdtempSync(join(tmpdir(), "flotilla-cli-")), "license.json");
-  return execFileSync(
-    process.execPath,
-    [CLI, "--server", server, "--state", state, "activate", licenseKey, "--machine-id", machineId],
-    { encoding: "utf8" },
-  );
+  return cli(server, machineId, ["activate", licenseKey]).out;
 }
 
 async function signIn(page: Page, email: string, name: string) {
@@ -91,12 +108,29 @@ test("portal: create a license, activate two machines with the CLI, analytics, r
   await page.getByRole("button", { name: "Remove device server-prod-ci" }).click();
   const removed = page.getByText(/Device removed/);
   await expect(removed).toBeVisible();
-  await expect(page.getByText("server-prod-ci")).toBeHidden();
+  const authorized = page.getByRole("list", { name: "Authorized devices" });
+  await expect(authorized.getByText("server-prod-ci")).toBeHidden();
   await expect(removed).toBeHidden({ timeout: 6_000 }); // the success message goes after 3 s
   await expect(page.getByText("1/3")).toBeVisible();
   const last = page.getByRole("button", { name: "Remove device desktop-grace-laptop" });
   await expect(last).toBeDisabled();
   await expect(last).toHaveAttribute("title", "Cannot remove the last device");
+
+  // The removed machine learns it at its next check and loses its offline token; it does not come back.
+  const afterRemoval = cli(baseURL!, "server-prod-ci", ["status"]);
+  expect(afterRemoval.code).toBe(1);
+  expect(afterRemoval.out).toContain("MACHINE_REMOVED");
+  expect(cli(baseURL!, "server-prod-ci", ["verify"]).code).toBe(1);
+  const removedList = page.getByRole("region", { name: "Removed devices" });
+  await expect(removedList.getByText("server-prod-ci")).toBeVisible();
+
+  // Its owner allows it again: the next time the app runs it is activated again.
+  await removedList.getByRole("button", { name: "Allow device server-prod-ci again" }).click();
+  await expect(page.getByText(/Device allowed again/)).toBeVisible();
+  await expect(removedList).toBeHidden();
+  expect(cli(baseURL!, "server-prod-ci", ["status"]).code).toBe(0);
+  await page.getByRole("button", { name: /Refresh/ }).click();
+  await expect(page.getByText("2/3")).toBeVisible();
 });
 
 test("another customer cannot see or change someone else's license", async ({ page, request }) => {

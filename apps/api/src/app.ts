@@ -1,10 +1,14 @@
 import compress from "@fastify/compress";
+import cookie from "@fastify/cookie";
 import { ApiErrorSchema, ERROR_CODES } from "@flotilla/contracts/api-errors";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Config } from "./config";
 import { type DatabaseHandle, openDatabase } from "./db/client";
+import { retentionJob } from "./jobs/retention";
+import { JobScheduler } from "./jobs/scheduler";
+import { closeRedis, connectRedis } from "./lib/redis";
 import { loadOrCreateSecret } from "./lib/secrets";
 import { mountDevelopmentIssuer } from "./modules/auth/dev-issuer";
 import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/identity-provider";
@@ -27,7 +31,14 @@ declare module "fastify" {
     database: DatabaseHandle;
     auth: AuthService;
     licensing: LicensingService;
+    jobs: JobScheduler;
+    lifecycle: Lifecycle;
   }
+}
+
+/** Shared with the server entry: set when SIGTERM arrives, so readiness fails while in-flight work drains. */
+export interface Lifecycle {
+  draining: boolean;
 }
 
 /** Query strings can carry tokens (unsubscribe links): logs keep the path only. */
@@ -50,25 +61,46 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
             },
           },
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    // A hop count trusts that many proxies nearest to us (Fastify's own rule for numbers), a list trusts those
+    // addresses; X-Forwarded-For entries written by the client itself are never believed.
+    trustProxy:
+      typeof config.trustProxy === "number"
+        ? (() => {
+            const hops = config.trustProxy;
+            return (_address: string, hop: number) => hop < hops;
+          })()
+        : config.trustProxy,
+    // While draining after SIGTERM, requests already on an open connection are served (with Connection: close),
+    // not refused: a load balancer cannot retry a refused POST safely.
+    return503OnClosing: false,
     genReqId: () => crypto.randomUUID(),
     // A machine id is up to 128 printable ASCII characters: percent-encoded in a path that is up to 384.
     routerOptions: { maxParamLength: 384 },
     frameworkErrors,
   });
+  const lifecycle: Lifecycle = { draining: false };
+  app.decorate("lifecycle", lifecycle);
   // The API speaks JSON only: anything else is a 415, not a string the schema then rejects.
   app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerNulGuard(app);
+  // While draining, every answer closes its connection: clients reconnect, and find another instance.
+  app.addHook("onRequest", async (_request, reply) => {
+    if (lifecycle.draining) reply.header("connection", "close");
+  });
 
   const database = await openDatabase(config.database);
   app.decorate("database", database);
   const secret = config.appSecret ?? loadOrCreateSecret(config.dataDir);
+  const redis = config.redisUrl
+    ? connectRedis(config.redisUrl, (error) => app.log.warn({ err: error }, "redis error"))
+    : null;
 
   await registerSecurity(app, config);
-  await registerRateLimit(app, config);
+  await app.register(cookie);
+  await registerRateLimit(app, config, redis);
   await registerOpenApi(app);
   await app.register(compress, { threshold: 1024 });
 
@@ -89,11 +121,14 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     {
       schema: {
         tags: ["Service"],
-        summary: "Readiness: the database answers",
+        summary: "Readiness: the database answers and the instance is not shutting down",
         response: { 200: z.object({ success: z.literal(true), status: z.literal("ready") }), 503: ApiErrorSchema },
       },
     },
     async (_request, reply) => {
+      if (lifecycle.draining) {
+        return reply.code(503).send({ success: false, error: "Shutting down", code: "NOT_READY" });
+      }
       try {
         await database.ping();
         return { success: true as const, status: "ready" as const };
@@ -111,21 +146,28 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const relyingParty: RelyingPartyOptions =
     config.identityProvider.kind === "oidc"
       ? config.identityProvider
-      : await mountDevelopmentIssuer(app, { publicOrigin: config.publicOrigin, secret, redirectUri });
+      : await mountDevelopmentIssuer(app, {
+          publicOrigin: config.publicOrigin,
+          secret,
+          redirectUri,
+          reason: config.identityProvider.reason,
+        });
   const auth = new AuthService(database.db, createRelyingParty(relyingParty), {
     publicOrigin: config.publicOrigin,
     sessionTtlDays: config.sessionTtlDays,
+    sessionMaxDays: config.sessionMaxDays,
   });
   app.decorate("auth", auth);
   registerAuthRoutes(app, { auth, config });
 
   const signer = createLicenseSigner({ pem: config.licenseSigningKey, dataDir: config.dataDir });
-  const licensing = new LicensingService(database.db, signer, (error) =>
-    app.log.error({ err: error }, "flushing validation counters failed"),
+  const licensing = new LicensingService(
+    database.db,
+    signer,
+    (error) => app.log.error({ err: error }, "flushing validation counters failed"),
+    config.counterFlushIntervalMs,
   );
   licensing.recorder.start();
-  // Before the database closes: write the last second of counters.
-  app.addHook("onClose", async () => licensing.recorder.stop());
   const customers = new CustomerLicenses(database.db, licensing.cache, () => licensing.recorder.flush());
   app.decorate("licensing", licensing);
   registerLicensingRoutes(app, { licensing, customers, signer, auth, config });
@@ -137,8 +179,20 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Methods `all` does not cover (PROPFIND, MKCOL…) reach the not-found handler: the same JSON.
   app.setNotFoundHandler(notFound);
 
-  // Registered last so that it runs after every other onClose hook (they run in registration order).
-  app.addHook("onClose", async () => database.close());
+  const jobs = new JobScheduler(database.db, [retentionJob], app.log);
+  app.decorate("jobs", jobs);
+  if (config.backgroundJobs) jobs.start();
+
+  // Shutdown order, in one place: Fastify runs onClose hooks in reverse registration order, and only after the
+  // server has stopped accepting and every in-flight request has been answered. Then: no new background work,
+  // write the buffered counters, and only then close Redis and the database they need.
+  app.addHook("onClose", async () => {
+    lifecycle.draining = true;
+    await jobs.stop();
+    await licensing.recorder.stop();
+    if (redis) await closeRedis(redis);
+    await database.close();
+  });
 
   if (config.siteDir) await app.register(sitePlugin, { root: config.siteDir, production: config.env === "production" });
 

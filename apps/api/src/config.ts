@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -8,10 +9,62 @@ const DEFAULT_SITE_DIR = fileURLToPath(new URL("../../web/build/client", import.
 
 const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
 
+/** Named address ranges proxy-addr (Fastify's trustProxy) understands. */
+const NAMED_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address, bits, extra] = entry.split("/");
+  if (!address || extra !== undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Which hops may say who the client is (X-Forwarded-For): none, the nearest N proxies, or proxies at these
+ * addresses. "true" would believe any client that writes the header itself, so it is refused.
+ */
+const TrustProxySchema = z
+  .string()
+  .trim()
+  .transform((value, context): TrustProxy => {
+    if (value === "false" || value === "0") return false;
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      if (hops <= 16) return hops;
+    } else if (value !== "true" && value !== "1") {
+      const entries = value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean);
+      if (entries.length > 0 && entries.every(isAddressOrRange)) return entries;
+    }
+    context.addIssue({
+      code: "custom",
+      message:
+        value === "true"
+          ? "true would let any client choose its address with X-Forwarded-For; give the number of proxies in front of the service (e.g. 1) or their addresses (e.g. 127.0.0.1,10.0.0.0/8)"
+          : "must be false, a number of proxy hops (1–16), or a comma-separated list of proxy addresses/CIDR ranges",
+    });
+    return z.NEVER;
+  });
+export type TrustProxy = false | number | string[];
+
+const LOOPBACK_HOSTS = new Set(["localhost", "::1", "[::1]"]);
+/** True for names and addresses that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase();
+  return LOOPBACK_HOSTS.has(name) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  // Loopback by default: a server nobody else can reach is the one place the development sign-in is safe.
+  HOST: z.string().min(1).default("localhost"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PUBLIC_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
   SITE_DIR: z.string().min(1).default(DEFAULT_SITE_DIR),
@@ -21,7 +74,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  TRUST_PROXY: booleanFlag.default(false),
+  TRUST_PROXY: TrustProxySchema.default(false),
   BODY_LIMIT: z.coerce
     .number()
     .int()
@@ -30,11 +83,17 @@ const EnvSchema = z.object({
     .default(64 * 1024),
   RATE_LIMIT_SIGNUP_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
-  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  RATE_LIMIT_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  DEV_SIGN_IN: booleanFlag.optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   OIDC_ISSUER_URL: z.url({ protocol: /^https?$/ }).default("https://accounts.google.com"),
   SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  SESSION_MAX_DAYS: z.coerce.number().int().min(1).max(365).default(90),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(25_000),
+  COUNTER_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(1_000),
+  BACKGROUND_JOBS: booleanFlag.default(true),
   LICENSE_SIGNING_KEY: z.string().min(40).optional(),
   RATE_LIMIT_LICENSE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   RATE_LIMIT_LICENSE_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(120),
@@ -46,7 +105,11 @@ const EnvSchema = z.object({
  */
 export type IdentityProviderConfig =
   | { kind: "oidc"; issuer: string; clientId: string; clientSecret: string }
-  | { kind: "development" };
+  | {
+      kind: "development";
+      /** Why it may run here: the server is reachable from this machine only, or DEV_SIGN_IN=true says so. */
+      reason: "loopback" | "opt-in";
+    };
 
 export interface Config {
   env: "development" | "production" | "test";
@@ -61,19 +124,31 @@ export interface Config {
   database: DatabaseOptions;
   redisUrl: string | null;
   appSecret: string | null;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   bodyLimit: number;
   rateLimits: {
     signupPerMinute: number;
     perMinute: number;
-    authPerMinute: number;
+    /** Failed sign-ins (bad state, code or bearer token) per client address per minute. */
+    authFailuresPerMinute: number;
+    /** Session operations (refresh, logout, sign out everywhere) per signed-in customer per minute. */
+    accountPerMinute: number;
     /** Desktop licensing calls per client address, and per license key. */
     licensePerMinute: number;
     licenseKeyPerMinute: number;
   };
   licenseSigningKey: string | null;
   identityProvider: IdentityProviderConfig;
+  /** Sliding lifetime: a session unused this long expires. */
   sessionTtlDays: number;
+  /** Absolute lifetime: no session outlives this, however much it is used. */
+  sessionMaxDays: number;
+  /** How long SIGTERM waits for in-flight requests before it flushes and exits anyway. */
+  shutdownTimeoutMs: number;
+  /** How often buffered validation counters and last-seen times are written (the most a crash can lose). */
+  counterFlushIntervalMs: number;
+  /** Whether this instance schedules background jobs (retention); they run on one instance at a time anyway. */
+  backgroundJobs: boolean;
 }
 
 /** Reads and validates the environment once at start; a bad value stops the service with a clear message. */
@@ -85,26 +160,52 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${problems}`);
   }
   const e = parsed.data;
-  if (e.NODE_ENV === "production" && !e.APP_SECRET) {
-    throw new Error(
-      "Invalid configuration:\n  APP_SECRET: required in production (32+ random characters, shared by every instance)",
-    );
-  }
+  const problems: string[] = [];
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
-    throw new Error("Invalid configuration:\n  GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together");
+    problems.push("GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together");
   }
-  if (e.NODE_ENV === "production" && !e.GOOGLE_CLIENT_ID) {
-    throw new Error(
-      "Invalid configuration:\n  GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: required in production (the development sign-in is never served there)",
+  if (e.NODE_ENV === "production") {
+    const required: Array<[string, unknown, string]> = [
+      ["PUBLIC_ORIGIN", e.PUBLIC_ORIGIN, "the site's public origin, e.g. https://flotilla.example"],
+      ["APP_SECRET", e.APP_SECRET, "32+ random characters, shared by every instance"],
+      ["LICENSE_SIGNING_KEY", e.LICENSE_SIGNING_KEY, "the Ed25519 private key (PKCS#8 PEM) the desktop apps trust"],
+      [
+        "GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET",
+        e.GOOGLE_CLIENT_ID,
+        "the development sign-in is never served in production",
+      ],
+    ];
+    for (const [name, value, why] of required) if (!value) problems.push(`${name}: required in production (${why})`);
+    if (e.DEV_SIGN_IN) problems.push("DEV_SIGN_IN: cannot be enabled in production");
+    if (
+      e.PUBLIC_ORIGIN &&
+      !e.PUBLIC_ORIGIN.startsWith("https:") &&
+      !isLoopbackHost(new URL(e.PUBLIC_ORIGIN).hostname)
+    ) {
+      problems.push("PUBLIC_ORIGIN: must be https:// in production");
+    }
+  }
+  const publicOrigin = (e.PUBLIC_ORIGIN ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
+  const loopbackOnly = isLoopbackHost(e.HOST) && isLoopbackHost(new URL(publicOrigin).hostname);
+  const google =
+    e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+      ? { clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET }
+      : null;
+  if (!google && e.NODE_ENV !== "production" && (e.DEV_SIGN_IN === false || (!e.DEV_SIGN_IN && !loopbackOnly))) {
+    problems.push(
+      e.DEV_SIGN_IN === false
+        ? "GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: required when DEV_SIGN_IN=false (no other way to sign in)"
+        : `GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: required when the server is reachable from other machines (HOST=${e.HOST}, PUBLIC_ORIGIN=${publicOrigin}). The development sign-in lets anyone sign in as anyone: it runs only on loopback (HOST=localhost and a localhost PUBLIC_ORIGIN), or with DEV_SIGN_IN=true on a network you trust`,
     );
   }
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   const dataDir = resolve(e.DATA_DIR);
   return {
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
-    publicOrigin: (e.PUBLIC_ORIGIN ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
+    publicOrigin,
     siteDir: e.SERVE_SITE ? e.SITE_DIR : null,
     dataDir,
     database: e.DATABASE_URL
@@ -117,20 +218,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       signupPerMinute: e.RATE_LIMIT_SIGNUP_PER_MINUTE,
       perMinute: e.RATE_LIMIT_PER_MINUTE,
-      authPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
+      authFailuresPerMinute: e.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+      accountPerMinute: e.RATE_LIMIT_ACCOUNT_PER_MINUTE,
       licensePerMinute: e.RATE_LIMIT_LICENSE_PER_MINUTE,
       licenseKeyPerMinute: e.RATE_LIMIT_LICENSE_KEY_PER_MINUTE,
     },
     licenseSigningKey: e.LICENSE_SIGNING_KEY ?? null,
-    identityProvider:
-      e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
-        ? {
-            kind: "oidc",
-            issuer: e.OIDC_ISSUER_URL.replace(/\/$/, ""),
-            clientId: e.GOOGLE_CLIENT_ID,
-            clientSecret: e.GOOGLE_CLIENT_SECRET,
-          }
-        : { kind: "development" },
+    identityProvider: google
+      ? {
+          kind: "oidc",
+          issuer: e.OIDC_ISSUER_URL.replace(/\/$/, ""),
+          ...google,
+        }
+      : { kind: "development", reason: e.DEV_SIGN_IN ? "opt-in" : "loopback" },
     sessionTtlDays: e.SESSION_TTL_DAYS,
+    sessionMaxDays: Math.max(e.SESSION_MAX_DAYS, e.SESSION_TTL_DAYS),
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    counterFlushIntervalMs: e.COUNTER_FLUSH_INTERVAL_MS,
+    backgroundJobs: e.BACKGROUND_JOBS,
   };
 }

@@ -1,5 +1,6 @@
 import { buildApp } from "./app";
 import { loadConfig } from "./config";
+import { trackConnections } from "./lib/connection-drain";
 
 const config = (() => {
   try {
@@ -11,21 +12,39 @@ const config = (() => {
 })();
 
 const app = await buildApp(config);
+const connections = trackConnections(app.server);
+/** A connection idle this long during a drain is ended: a request already on the wire has arrived by then. */
+const DRAIN_IDLE_GRACE_MS = 1_000;
 
-// Graceful shutdown: stop accepting, let in-flight requests finish, then exit.
+/**
+ * Graceful shutdown (SIGTERM, SIGINT): readiness fails at once and every answer says Connection: close; the
+ * server stops listening and answers every request on the connections it accepted (connection-drain.ts); then
+ * the buffered counters are written and storage closes (the onClose hook in app.ts). If draining outlasts
+ * SHUTDOWN_TIMEOUT_MS, what is left is cut so that the flush still happens before exit.
+ */
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, "shutting down");
-    app.close().then(
-      () => process.exit(0),
-      (error) => {
-        app.log.error(error, "error during shutdown");
-        process.exit(1);
-      },
-    );
+    app.lifecycle.draining = true;
+    app.log.info({ signal, connections: connections.open }, "shutting down: draining connections");
+    connections
+      .drain({ idleGraceMs: DRAIN_IDLE_GRACE_MS, timeoutMs: config.shutdownTimeoutMs })
+      .then(({ cut }) => {
+        if (cut > 0) app.log.warn({ cut, timeoutMs: config.shutdownTimeoutMs }, "drain timed out: connections cut");
+        return app.close();
+      })
+      .then(
+        () => {
+          app.log.info("shut down cleanly");
+          process.exit(0);
+        },
+        (error) => {
+          app.log.error(error, "error during shutdown");
+          process.exit(1);
+        },
+      );
   });
 }
 

@@ -11,7 +11,8 @@ beforeAll(async () => {
     rateLimits: {
       signupPerMinute: 3,
       perMinute: 100,
-      authPerMinute: 100,
+      authFailuresPerMinute: 100,
+      accountPerMinute: 100,
       licensePerMinute: 100,
       licenseKeyPerMinute: 100,
     },

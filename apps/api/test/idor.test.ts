@@ -46,6 +46,8 @@ type Entry =
       query?: Record<string, string>;
       body?: unknown;
       consumesSession?: boolean;
+      /** The call ends every session of the caller (B signs in again afterwards). */
+      consumesAllSessions?: boolean;
       /** What B's own answer must show (it is B's, not A's). */
       // biome-ignore lint/suspicious/noExplicitAny: the answers of several operations, read field by field.
       isB?: (json: any) => void;
@@ -58,6 +60,15 @@ const MATRIX: Record<string, Entry> = {
     isB: (json) => expect(json.user).toMatchObject({ id: b.customerId, email: b.email }),
   },
   "POST /api/auth/logout": { kind: "own", statuses: [200], consumesSession: true },
+  "POST /api/auth/logout-all": {
+    kind: "own",
+    statuses: [200],
+    consumesSession: true,
+    consumesAllSessions: true,
+    isB: (json) => expect(json.revoked).toBeGreaterThanOrEqual(1),
+  },
+  // Without the browser's sign-in cookie a token is never adopted; A's token is not even tried by B.
+  "POST /api/auth/adopt": { kind: "own", statuses: [401] },
   "POST /api/auth/refresh": {
     kind: "own",
     statuses: [200],
@@ -83,6 +94,7 @@ const MATRIX: Record<string, Entry> = {
   "GET /api/license/machines/{licenseKey}": { kind: "foreign" },
   "GET /api/license/machines/{licenseKey}/analytics": { kind: "foreign", query: { days: "30" } },
   "DELETE /api/license/machines/{licenseKey}/{machineId}": { kind: "foreign" },
+  "POST /api/license/machines/{licenseKey}/{machineId}/restore": { kind: "foreign" },
 };
 
 /**
@@ -290,6 +302,7 @@ describe("IDOR matrix from the OpenAPI document", () => {
         );
         expectNoSecretsOfA(response, operation.key);
         entry.isB?.(response.json());
+        if (entry.consumesAllSessions) b.token = (await devSignIn(app, { email: b.email, name: b.name })).token;
       }
     });
 

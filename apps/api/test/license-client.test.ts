@@ -1,5 +1,13 @@
 /** The desktop SDK (packages/license-client) against the real service on a loopback port. */
-import { LicenseClient, LicenseManager, MemoryStateStore, verifyLicenseToken } from "@flotilla/license-client";
+import {
+  LicenseClient,
+  LicenseManager,
+  LicenseTokenError,
+  MemoryStateStore,
+  type TrustedKey,
+  trustedKey,
+  verifyLicenseToken,
+} from "@flotilla/license-client";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
@@ -10,6 +18,8 @@ let close: () => Promise<void>;
 let baseUrl: string;
 let licenseKey: string;
 let bearer: { authorization: string };
+/** What a publisher pins when building the SDK: the public half of the server's signing key. */
+let pinned: TrustedKey[];
 
 beforeAll(async () => {
   ({ app, close } = await createTestApp());
@@ -24,6 +34,7 @@ beforeAll(async () => {
     payload: { tier: "free" },
   });
   licenseKey = created.json().data.license.license_key;
+  pinned = [trustedKey((await app.inject("/api/license/public-key")).json().data.jwk.x)];
 });
 afterAll(async () => close());
 
@@ -34,6 +45,7 @@ describe("license-client against the service", () => {
       client,
       store: new MemoryStateStore(),
       machineId: () => "desktop-sdk-1",
+      trustedKeys: pinned,
       appVersion: "1.2.3",
     });
     const activation = await manager.activate(licenseKey.toLowerCase());
@@ -41,13 +53,13 @@ describe("license-client against the service", () => {
 
     const validation = await client.validate({ license_key: licenseKey, machine_id: "desktop-sdk-1" });
     expect(validation.code).toBe("VALID");
-    const publicKey = await client.getPublicKey();
-    const offline = await verifyLicenseToken(validation.token!, publicKey.jwk, {
+    const offline = await verifyLicenseToken(validation.token!, pinned, {
       machineId: "desktop-sdk-1",
       licenseKey,
     });
     expect(offline.ok).toBe(true);
-    const wrongMachine = await verifyLicenseToken(validation.token!, publicKey.jwk, {
+    expect(offline.ok && offline.expiresAt.getTime() - offline.issuedAt.getTime()).toBe(7 * 24 * 60 * 60 * 1000);
+    const wrongMachine = await verifyLicenseToken(validation.token!, pinned, {
       machineId: "desktop-other",
       licenseKey,
     });
@@ -61,6 +73,16 @@ describe("license-client against the service", () => {
 
     const check = await manager.check();
     expect(check).toMatchObject({ mode: "online", valid: true, code: "VALID" });
+  });
+
+  it("an SDK built without this server's key trusts none of its tokens", async () => {
+    const manager = new LicenseManager({
+      client: new LicenseClient({ baseUrl }),
+      store: new MemoryStateStore(),
+      machineId: () => "desktop-sdk-unpinned",
+      trustedKeys: [],
+    });
+    await expect(manager.activate(licenseKey)).rejects.toBeInstanceOf(LicenseTokenError);
   });
 
   it("reports the server's codes for unknown licenses", async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newsletterSubscribers } from "../src/db/schema";
 import { unsubscribeToken } from "../src/modules/newsletter/service";
+import { validSignup } from "./fixtures";
 import { createTestApp, testConfig } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -59,8 +60,17 @@ describe("newsletter", () => {
     expect((await app.inject("/api/newsletter/unsubscribe")).statusCode).toBe(400);
   });
 
-  it("re-subscribing after leaving clears the unsubscribe", async () => {
-    await subscribe("reader@example.com");
-    expect((await subscribers())[0]!.unsubscribedAt).toBeNull();
+  it("an address that unsubscribed stays unsubscribed, whoever submits it again (same answer, no change)", async () => {
+    const left = (await subscribers())[0]!.unsubscribedAt;
+    expect(left).not.toBeNull();
+    const again = await subscribe("Reader@Example.com");
+    expect(again.json()).toEqual({ success: true, message: "You're subscribed." });
+    const signup = await app.inject({
+      method: "POST",
+      url: "/api/signup",
+      payload: validSignup({ email: "reader@example.com", newsletter: true }),
+    });
+    expect(signup.statusCode).toBe(200);
+    expect((await subscribers())[0]!.unsubscribedAt).toEqual(left);
   });
 });

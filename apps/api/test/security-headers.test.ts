@@ -208,7 +208,16 @@ describe("the API's responses", () => {
       const label = `${key} → ${response.statusCode}`;
       const csp = expectCommonHeaders(response, label);
       expect(csp.get("default-src"), label).toEqual(["'none'"]);
-      expect(response.headers["set-cookie"], `${label}: an /api route set a cookie`).toBeUndefined();
+      if (key.endsWith(" /api/auth/google/url") && response.statusCode === 200) {
+        // The one cookie of the API: the sign-in binding, unreadable by scripts, sent only to /api/auth.
+        const line = String(response.headers["set-cookie"]);
+        expect(line, label).toMatch(/^flotilla_signin=[A-Za-z0-9_-]{43};/);
+        expect(line, label).toMatch(/; HttpOnly/);
+        expect(line, label).toMatch(/; SameSite=Lax/);
+        expect(line, label).toMatch(/; Path=\/api\/auth/);
+      } else {
+        expect(response.headers["set-cookie"], `${label}: an /api route set a cookie`).toBeUndefined();
+      }
       expect(response.headers["referrer-policy"], label).toBe("strict-origin-when-cross-origin");
     }
   });
@@ -279,7 +288,7 @@ describe("Strict-Transport-Security", () => {
 // ── Cookies of the development issuer ────────────────────────────────────────────────────────────
 
 describe("cookies", () => {
-  it("the development issuer's cookies (the /oidc sign-in flow) are HttpOnly and SameSite; /api sets none", async () => {
+  it("every cookie of the sign-in flow (the issuer's and the API's one sign-in cookie) is HttpOnly and SameSite", async () => {
     const app = development.app;
     const origin = "http://localhost:3000";
     const host = "localhost:3000";
@@ -327,6 +336,7 @@ describe("cookies", () => {
       method: "POST",
       url: "/api/auth/google/callback",
       payload: { code: location.searchParams.get("code"), state: location.searchParams.get("state") },
+      headers: { cookie: cookieHeader() },
     });
     keep("/api/auth/google/callback", callback);
     expect(callback.statusCode).toBe(200);
@@ -344,6 +354,10 @@ describe("cookies", () => {
         `${from}: ${line}`,
       ).toBe(true);
     }
-    expect(apiCookies).toEqual([]);
+    // The API sets exactly one cookie, when a sign-in starts: HttpOnly, SameSite=Lax, only sent to /api/auth.
+    expect(apiCookies).toHaveLength(1);
+    expect(apiCookies[0]).toMatch(
+      /^\/api\/auth\/google\/url: flotilla_signin=[\w-]{43}; Max-Age=\d+; Path=\/api\/auth; HttpOnly; SameSite=Lax$/,
+    );
   });
 });

@@ -45,9 +45,17 @@ async function sessionCount(): Promise<number> {
   return (await rows<{ n: number }>(sql`select count(*)::int as n from sessions`))[0]!.n;
 }
 
+/** This file plays one browser: its sign-in cookie goes with every start and callback. */
+const BROWSER_COOKIE = `flotilla_signin=${"b".repeat(43)}`;
+
 /** Starts a sign-in; returns the authorization URL the server built. */
 async function start(payload: Record<string, unknown> = {}): Promise<URL> {
-  const response = await app.inject({ method: "POST", url: "/api/auth/google/url", payload });
+  const response = await app.inject({
+    method: "POST",
+    url: "/api/auth/google/url",
+    payload,
+    headers: { cookie: BROWSER_COOKIE },
+  });
   expect(response.statusCode).toBe(200);
   return new URL(response.json().authUrl);
 }
@@ -127,7 +135,12 @@ async function authorize(payload: Record<string, unknown> = {}, identity?: { ema
 }
 
 function callback(body: Record<string, unknown>) {
-  return app.inject({ method: "POST", url: "/api/auth/google/callback", payload: body });
+  return app.inject({
+    method: "POST",
+    url: "/api/auth/google/callback",
+    payload: body,
+    headers: { cookie: BROWSER_COOKIE },
+  });
 }
 
 function paramsOf(url: URL) {

@@ -47,12 +47,20 @@ export const ProfileResponseSchema = z.object({
   data: CustomerSchema.extend({ created_at: z.string(), last_sign_in_at: z.string().nullable() }),
 });
 export const LogoutResponseSchema = z.object({ success: z.literal(true), message: z.string() });
+export const LogoutEverywhereResponseSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  /** How many sessions were signed out, this one included. */
+  revoked: z.number().int(),
+});
 
 /** Server-side messages of the sign-in endpoints. */
 export const AUTH_ERRORS = {
   missingToken: "Authentication required",
   invalidSession: "Your session is invalid or has expired. Please sign in again.",
   invalidTransaction: "This sign-in link is invalid or has expired. Please start again.",
+  otherBrowser: "This sign-in was started in another browser. Please start again in this one.",
+  tokenNotFromThisBrowser: "This sign-in link belongs to another browser. Please sign in here.",
   exchangeFailed: "Authentication failed",
   providerUnavailable: "The identity provider could not be reached. Please try again.",
 } as const;

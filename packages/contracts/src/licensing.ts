@@ -1,5 +1,6 @@
 /** Request and response shapes of the licensing API (desktop app, CLI) and the customer API. */
 import { z } from "zod";
+import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "./text";
 import { LICENSE_CODES } from "./tiers";
 
 /** Keys look like FLOT-XXXXX-XXXXX-XXXXX-XXXXX-XXXXX (Crockford base32, 125 bits). */
@@ -17,14 +18,21 @@ export const MachineIdSchema = z
   .max(128, "machine_id is too long")
   .regex(/^[\x21-\x7e]+$/, "machine_id must be printable ASCII without spaces");
 
-const optionalText = (max: number) => z.string().trim().max(max).optional();
+/** Names the dashboard lists: short, and unable to disguise themselves (text.ts). */
+const optionalText = (field: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `${field} is too long`)
+    .refine(isSafeDisplayText, `${field} ${UNSAFE_TEXT_MESSAGE}`)
+    .optional();
 
 export const ValidateRequestSchema = z.strictObject({
   license_key: LicenseKeySchema,
   machine_id: MachineIdSchema,
-  machine_name: optionalText(128),
-  platform: optionalText(64),
-  app_version: optionalText(32),
+  machine_name: optionalText("machine_name", 128),
+  platform: optionalText("platform", 64),
+  app_version: optionalText("app_version", 32),
 });
 export type ValidateRequest = z.input<typeof ValidateRequestSchema>;
 
@@ -119,12 +127,22 @@ export const MachineSchema = z.object({
 });
 export type Machine = z.infer<typeof MachineSchema>;
 
+/** A device its owner removed: it cannot bind again until allowed back. */
+export const RemovedMachineSchema = z.object({
+  machine_id: z.string(),
+  display_id: z.string(),
+  machine_name: z.string().nullable(),
+  removed_at: z.string(),
+});
+export type RemovedMachine = z.infer<typeof RemovedMachineSchema>;
+
 export const MachineListResponseSchema = z.object({
   success: z.literal(true),
   data: z.object({
     current_count: z.number().int(),
     max_machines: z.number().int(),
     machines: z.array(MachineSchema),
+    removed_machines: z.array(RemovedMachineSchema),
   }),
 });
 export type MachineList = z.infer<typeof MachineListResponseSchema>["data"];
@@ -160,4 +178,11 @@ export const LICENSE_ERRORS = {
   notFound: "License not found",
   machineNotFound: "Device not found",
   lastMachine: "Cannot remove the last device",
+  removedMachineNotFound: "This device is not in the removed list",
+} as const;
+
+export const LICENSE_MESSAGES = {
+  machineRemoved:
+    "Device removed. It cannot validate again, even from the app, until you allow it back under Removed devices.",
+  machineRestored: "Device allowed again. It is re-activated the next time it validates, while a slot is free.",
 } as const;

@@ -11,6 +11,8 @@ export const MESSAGES = {
   machineLoadFailed: "Failed to load machine data",
   machinePanelLoadFailed: "Unable to load machine data",
   machineRemoveFailed: "Failed to remove machine",
+  machineRestoreFailed: "Failed to allow the device again",
+  signOutEverywhereFailed: "Could not sign out everywhere. Please try again.",
   dashboardLoadFailed: "Failed to load dashboard data",
   dashboardLoadFailedShort: "Failed to load dashboard",
   callbackError: (error: string) => `Authentication failed: ${error}`,

@@ -1,5 +1,6 @@
 /** Spec sections 3 and 5: the early-access signup, shared by the form, the API and the tests. */
 import { z } from "zod";
+import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "./text";
 
 export const ROLE_OPTIONS = [
   "Software Developer",
@@ -61,6 +62,8 @@ export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const requiredText = (message: string, max: number) =>
   z.string({ error: message }).trim().min(1, message).max(max, `Must be at most ${max} characters`);
+const displayText = (message: string, max: number) =>
+  requiredText(message, max).refine(isSafeDisplayText, `Name ${UNSAFE_TEXT_MESSAGE}`);
 
 export const EmailSchema = requiredText(SIGNUP_MESSAGES.emailRequired, 254).regex(
   EMAIL_SHAPE,
@@ -84,8 +87,13 @@ const InterestsSchema = z
 
 export const SignupRequestSchema = z.strictObject({
   email: EmailSchema,
-  name: requiredText(SIGNUP_MESSAGES.nameRequired, 120),
-  company: z.string().trim().max(120, "Must be at most 120 characters").default(""),
+  name: displayText(SIGNUP_MESSAGES.nameRequired, 120),
+  company: z
+    .string()
+    .trim()
+    .max(120, "Must be at most 120 characters")
+    .refine(isSafeDisplayText, `Company ${UNSAFE_TEXT_MESSAGE}`)
+    .default(""),
   role: oneOf(ROLE_OPTIONS, SIGNUP_MESSAGES.roleRequired),
   ai_experience: oneOf(AI_EXPERIENCE_VALUES, SIGNUP_MESSAGES.aiExperienceRequired),
   platform: oneOf(PLATFORM_VALUES, SIGNUP_MESSAGES.platformRequired),

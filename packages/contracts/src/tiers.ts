@@ -68,6 +68,11 @@ export const TIERS: Readonly<Record<TierId, TierLimits>> = {
 
 export const TIER_IDS = Object.keys(TIERS) as TierId[];
 
+/** The tier with this id, looked up on the table's own keys only ("__proto__" and "constructor" are not tiers). */
+export function tierById(id: string): TierLimits | undefined {
+  return Object.hasOwn(TIERS, id) ? TIERS[id as TierId] : undefined;
+}
+
 /** Per-tier settings the desktop app reads (GET /api/license/configurations). */
 export const CLIENT_CONFIGURATION = {
   /** How often a running app re-validates its license. */
@@ -78,7 +83,15 @@ export const CLIENT_CONFIGURATION = {
   usageReportIntervalSeconds: 15 * 60,
 } as const;
 
-export const LICENSE_CODES = ["VALID", "NOT_FOUND", "SUSPENDED", "EXPIRED", "TOO_MANY_MACHINES"] as const;
+/** Validation codes, in the order the checks run. */
+export const LICENSE_CODES = [
+  "VALID",
+  "NOT_FOUND",
+  "SUSPENDED",
+  "EXPIRED",
+  "MACHINE_REMOVED",
+  "TOO_MANY_MACHINES",
+] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 
 export const LICENSE_STATUSES = ["active", "expired", "suspended"] as const;
@@ -90,5 +103,7 @@ export const LICENSE_CODE_MESSAGES: Readonly<Record<LicenseCode, string>> = {
   NOT_FOUND: "No license with this key exists.",
   SUSPENDED: "This license is suspended. Contact support.",
   EXPIRED: "This license has expired.",
+  MACHINE_REMOVED:
+    "This device was removed from the license in the dashboard. The license owner can allow it again there.",
   TOO_MANY_MACHINES: "This license is already active on the maximum number of machines. Remove one from the dashboard.",
 };

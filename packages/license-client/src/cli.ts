@@ -21,6 +21,7 @@ import {
 import { type LicenseCheck, LicenseManager } from "./license-manager";
 import { getMachineId } from "./machine-id";
 import { defaultStatePath, FileStateStore, type StoredLicense } from "./state";
+import { BUILD_KIND, type BuildKind, PINNED_KEYS, type TrustedKey } from "./trusted-keys";
 
 export const EXIT = { ok: 0, invalid: 1, usage: 2, unavailable: 3 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -33,6 +34,11 @@ export interface CliIO {
   client?: Pick<LicenseClientOptions, "fetch" | "sleep" | "timeoutMs" | "retries">;
   /** The clock (tests). */
   now?: () => Date;
+  /**
+   * Tests only (in process, never from the command line or the environment): the keys to trust and the kind
+   * of build to behave as, instead of what this build pinned.
+   */
+  build?: { kind: BuildKind; trustedKeys: readonly TrustedKey[] };
 }
 
 const BIN = "flotilla-license";
@@ -52,7 +58,10 @@ const OPTIONS = {
 /** Which command accepts which command-specific option. */
 const COMMAND_OPTIONS: Partial<Record<Command, readonly string[]>> = {
   activate: ["machine-id", "name"],
-  usage: ["feature"],
+  validate: ["machine-id"],
+  status: ["machine-id"],
+  verify: ["machine-id"],
+  usage: ["machine-id", "feature"],
 };
 
 export const HELP = `${BIN}: activate and check a ${BRAND.name} license on this machine, as the desktop app does.
@@ -62,7 +71,6 @@ Usage: ${BIN} <command> [options]
 Commands:
   activate <key>        Validate <key> for this machine (binding it if a slot is free) and store
                         the signed token for offline use
-      --machine-id ID   Activate as ID instead of this machine's computed id (env FLOTILLA_MACHINE_ID)
       --name NAME       Machine name shown in the dashboard (default: the hostname)
   validate              Validate online; fails when the server cannot be reached
   status                Validate online, or offline from the stored token when the server is unreachable
@@ -70,6 +78,9 @@ Commands:
   usage <executions>    Report executions (a whole number, at least 1)
       --feature NAME    What they were for, in lower-case-hyphenated words
   deactivate            Forget the local activation (free the machine's slot in the dashboard)
+
+  Development builds only: --machine-id ID (env FLOTILLA_MACHINE_ID) plays another machine on activate,
+  validate, status, verify and usage. A production build always computes this machine's id.
 
 Options:
   --server URL          Licensing server (env FLOTILLA_SERVER; default: the server used at activation,
@@ -110,12 +121,19 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   }
   const command = name as Command;
 
+  const build = io.build ?? { kind: BUILD_KIND, trustedKeys: PINNED_KEYS };
   try {
     for (const option of ["machine-id", "name", "feature"] as const) {
       if (values[option] !== undefined && !COMMAND_OPTIONS[command]?.includes(option)) {
         throw new UsageError(`--${option} does not apply to "${command}".`);
       }
     }
+    // A user-chosen machine id would let a copied activation run on any computer: development builds only.
+    const overrideId = values["machine-id"] ?? (env.FLOTILLA_MACHINE_ID?.trim() || undefined);
+    if (overrideId !== undefined && build.kind === "production") {
+      throw new UsageError("--machine-id (FLOTILLA_MACHINE_ID) is not available in a production build.");
+    }
+    const machineId = () => (overrideId !== undefined ? getMachineId({ override: overrideId }) : getMachineId({ env }));
     const store = new FileStateStore(values.state ? resolve(values.state) : defaultStatePath(env));
     const serverUrl = async (): Promise<string> =>
       values.server ??
@@ -126,18 +144,16 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       new LicenseManager({
         client: new LicenseClient({ ...io.client, baseUrl: offlineOnly ? DEFAULT_BASE_URL : await serverUrl() }),
         store,
-        machineId: () => getMachineId({ env }),
+        machineId,
+        trustedKeys: build.trustedKeys,
         ...(io.now ? { now: io.now } : {}),
       });
 
     switch (command) {
       case "activate": {
         const key = expectArgs(command, args, ["<key>"])[0]!;
-        const machineId =
-          values["machine-id"] !== undefined ? getMachineId({ override: values["machine-id"] }) : undefined;
         const m = await manager();
         const activation = await m.activate(key, {
-          ...(machineId ? { machineId } : {}),
           ...(values.name !== undefined ? { machineName: values.name } : {}),
         });
         if (!activation.activated) {
@@ -310,7 +326,7 @@ class Output {
       "Offline",
       check.tokenExpiresAt
         ? `${check.tokenExpiresAt.getTime() > this.now().getTime() ? "token valid until" : "token expired"} ${this.when(check.tokenExpiresAt)}`
-        : "no offline token",
+        : "no valid offline token",
     ]);
     rows.push([
       "Checked",

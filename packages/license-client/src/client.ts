@@ -28,19 +28,6 @@ export type UsageResult = ReturnType<typeof UsageResponseSchema.parse>["data"];
 export type LicenseFeatures = ReturnType<typeof FeaturesSchema.parse>;
 export type { UsageRequest, ValidateRequest };
 
-export interface Ed25519PublicJwk {
-  kty: "OKP";
-  crv: "Ed25519";
-  x: string;
-  kid?: string;
-}
-
-export interface PublicKeyResult {
-  kid: string;
-  alg: "EdDSA";
-  jwk: Ed25519PublicJwk;
-}
-
 export interface ClientConfiguration {
   heartbeat_interval_seconds: number;
   offline_grace_seconds: number;
@@ -140,22 +127,6 @@ export class LicenseClient {
       parse: (json) => {
         const parsed = UsageResponseSchema.safeParse(json);
         return parsed.success ? parsed.data.data : undefined;
-      },
-    });
-  }
-
-  /** GET /api/license/public-key: the Ed25519 key that signs validation tokens. */
-  async getPublicKey(options: CallOptions = {}): Promise<PublicKeyResult> {
-    return this.#request({
-      method: "GET",
-      path: "/api/license/public-key",
-      signal: options.signal,
-      parse: (json) => {
-        const data = envelopeData(json);
-        if (!isRecord(data) || typeof data.kid !== "string" || data.alg !== "EdDSA") return undefined;
-        const jwk = data.jwk;
-        if (!isRecord(jwk) || jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.x !== "string") return undefined;
-        return { kid: data.kid, alg: "EdDSA", jwk: { kty: "OKP", crv: "Ed25519", x: jwk.x, kid: data.kid } };
       },
     });
   }

@@ -4,11 +4,9 @@ export {
   type ClientConfiguration,
   DEFAULT_BASE_URL,
   DEFAULT_MAX_RETRY_AFTER_MS,
-  type Ed25519PublicJwk,
   LicenseClient,
   type LicenseClientOptions,
   type LicenseFeatures,
-  type PublicKeyResult,
   parseRetryAfter,
   type UsageRequest,
   type UsageResult,
@@ -29,6 +27,7 @@ export {
 export {
   type ActivateOptions,
   type ActivationResult,
+  type CheckFailureReason,
   type LicenseCheck,
   LicenseManager,
   type LicenseManagerOptions,
@@ -46,6 +45,7 @@ export {
 export {
   DEFAULT_CLOCK_TOLERANCE_SECONDS,
   type LicenseTokenClaims,
+  MAX_TOKEN_LIFETIME_SECONDS,
   type OfflineFailureReason,
   type OfflineVerification,
   TOKEN_AUDIENCE,
@@ -62,6 +62,6 @@ export {
   STATE_VERSION,
   type StateStore,
   type StoredLicense,
-  type StoredPublicKey,
   writeFileAtomic,
 } from "./state";
+export { BUILD_KIND, type BuildKind, keyIdOf, PINNED_KEYS, type TrustedKey, trustedKey } from "./trusted-keys";

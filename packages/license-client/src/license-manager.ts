@@ -1,30 +1,43 @@
 /**
  * What the desktop app does with its license: activate a key on this machine, check it (online when the
  * server answers, else offline against the stored signed token until it expires), report usage, forget it.
+ *
+ * Nothing a user can write is trusted: tokens verify only with the keys pinned in this build; the machine id is
+ * computed again at every check (a state file copied to another computer is not valid there); a token may not
+ * outlast the offline grace; and a clock set back (earlier than the last check, or a token issued in the future)
+ * means "go online", never "valid".
  */
 import os from "node:os";
 import type { LicenseCode } from "@flotilla/contracts/tiers";
-import { decodeJwt, decodeProtectedHeader } from "jose";
+import { decodeJwt } from "jose";
 import type { CallOptions, LicenseClient, UsageResult, ValidateResult } from "./client";
 import { isConnectivityError, LicenseTokenError, NotActivatedError } from "./errors";
 import { getMachineId } from "./machine-id";
-import { type OfflineFailureReason, verifyLicenseToken } from "./offline";
-import type { LicenseState, StateStore, StoredLicense, StoredPublicKey } from "./state";
+import {
+  DEFAULT_CLOCK_TOLERANCE_SECONDS,
+  type LicenseTokenClaims,
+  type OfflineFailureReason,
+  verifyLicenseToken,
+} from "./offline";
+import type { LicenseState, StateStore, StoredLicense } from "./state";
+import { PINNED_KEYS, type TrustedKey } from "./trusted-keys";
 
 export interface LicenseManagerOptions {
   client: LicenseClient;
   store: StateStore;
-  /** The id to activate with when activate() is not given one (default: getMachineId()). */
+  /** This machine's id, computed at every activation and check (default: getMachineId()). */
   machineId?: () => string;
+  /** The keys that sign license tokens (default: the keys pinned in this build). */
+  trustedKeys?: readonly TrustedKey[];
   /** Sent with validations (default: "<platform>-<arch>"). */
   platform?: string;
   appVersion?: string;
   /** The clock (injectable for tests). */
   now?: () => Date;
+  clockToleranceSeconds?: number;
 }
 
 export interface ActivateOptions {
-  machineId?: string;
   /** A human name for this machine, shown in the dashboard (default: the hostname). */
   machineName?: string;
   idempotencyKey?: string;
@@ -34,14 +47,16 @@ export type ActivationResult =
   | { activated: true; result: ValidateResult; state: LicenseState; tokenExpiresAt: Date }
   | { activated: false; result: ValidateResult };
 
+export type CheckFailureReason = OfflineFailureReason | "no_token";
+
 export interface LicenseCheck {
-  /** "online": the server answered; "offline": it could not be reached and the stored token decided. */
+  /** "online": the server answered; "offline": it could not be reached (or not trusted) and the stored token decided. */
   mode: "online" | "offline";
   valid: boolean;
   /** The server's code online; "VALID" for a good offline token; null when an offline check failed. */
   code: LicenseCode | null;
   /** Why an offline check failed. */
-  reason: OfflineFailureReason | "no_token" | null;
+  reason: CheckFailureReason | null;
   message: string;
   licenseKey: string;
   machineId: string;
@@ -52,7 +67,7 @@ export interface LicenseCheck {
   lastValidatedAt: Date | null;
   /** Offline mode: why the server could not be used. */
   offlineCause?: string;
-  /** Something worth knowing that did not change the verdict (e.g. the new token could not be verified). */
+  /** Something worth knowing that did not change the verdict. */
   warning?: string;
 }
 
@@ -60,17 +75,21 @@ export class LicenseManager {
   readonly client: LicenseClient;
   readonly store: StateStore;
   readonly #machineId: () => string;
+  readonly #trustedKeys: readonly TrustedKey[];
   readonly #platform: string;
   readonly #appVersion: string | undefined;
   readonly #now: () => Date;
+  readonly #tolerance: number;
 
   constructor(options: LicenseManagerOptions) {
     this.client = options.client;
     this.store = options.store;
     this.#machineId = options.machineId ?? (() => getMachineId());
+    this.#trustedKeys = options.trustedKeys ?? PINNED_KEYS;
     this.#platform = options.platform ?? `${process.platform}-${process.arch}`;
     this.#appVersion = options.appVersion;
     this.#now = options.now ?? (() => new Date());
+    this.#tolerance = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
   }
 
   /** The stored activation, or null. */
@@ -79,12 +98,12 @@ export class LicenseManager {
   }
 
   /**
-   * Validates `licenseKey` for this machine (binding it when a slot is free). When valid, fetches the public
-   * key, makes sure the token verifies with it, and stores both. When not, returns the server's answer and
-   * leaves any previous activation untouched.
+   * Validates `licenseKey` for this machine (binding it when a slot is free). A valid answer must carry a token
+   * signed by a trusted key for this license and machine; then it is stored. When the server says no, its
+   * answer is returned and any previous activation is left untouched.
    */
   async activate(licenseKey: string, options: ActivateOptions = {}): Promise<ActivationResult> {
-    const machineId = options.machineId ?? this.#machineId();
+    const machineId = this.#machineId();
     const machineName = (options.machineName ?? os.hostname()).trim().slice(0, 128);
     const result = await this.client.validate(
       {
@@ -98,34 +117,34 @@ export class LicenseManager {
     );
     if (!result.valid) return { activated: false, result };
     if (!result.token) throw new LicenseTokenError("The server validated the key but sent no token.", "malformed");
-
-    const publicKey = await this.client.getPublicKey();
-    const verification = await verifyLicenseToken(result.token, publicKey.jwk, {
+    const now = this.#now();
+    const verification = await verifyLicenseToken(result.token, this.#trustedKeys, {
       machineId,
       licenseKey,
-      now: this.#now(),
+      now,
+      clockToleranceSeconds: this.#tolerance,
     });
     if (!verification.ok) {
       throw new LicenseTokenError(
-        `The server's token does not verify with its public key: ${verification.message}`,
+        `The server's answer cannot be trusted: ${verification.message}`,
         verification.reason,
       );
     }
-    const now = this.#now().toISOString();
+    const at = now.toISOString();
     const state: LicenseState = {
-      version: 1,
+      version: 2,
       server_url: this.client.baseUrl,
       // The server compares keys upper-case; keep the canonical form.
       license_key: licenseKey.trim().toUpperCase(),
       machine_id: machineId,
       machine_name: machineName || null,
       token: result.token,
-      public_key: publicKey,
-      license: result.license,
+      license: licenseFromClaims(verification.claims),
       machine: result.machine,
-      activated_at: now,
-      last_validated_at: now,
+      activated_at: at,
+      last_validated_at: at,
       last_code: result.code,
+      last_checked_at: at,
     };
     await this.store.write(state);
     return { activated: true, result, state, tokenExpiresAt: verification.expiresAt };
@@ -138,6 +157,8 @@ export class LicenseManager {
    */
   async check(): Promise<LicenseCheck> {
     const state = await this.#requireState();
+    const foreign = this.#foreignMachine(state);
+    if (foreign) return foreign;
     try {
       return await this.#online(state);
     } catch (error) {
@@ -148,17 +169,22 @@ export class LicenseManager {
 
   /** Online only: throws when the server cannot be reached. */
   async validate(): Promise<LicenseCheck> {
-    return this.#online(await this.#requireState());
+    const state = await this.#requireState();
+    return this.#foreignMachine(state) ?? this.#online(state);
   }
 
-  /** Offline only: verifies the stored token against the stored public key. */
+  /** Offline only: verifies the stored token against the pinned keys. */
   async verifyOffline(): Promise<LicenseCheck> {
-    return this.#offline(await this.#requireState());
+    const state = await this.#requireState();
+    return this.#foreignMachine(state) ?? this.#offline(state);
   }
 
-  /** Reports executions for the activated license and machine. */
+  /** Reports executions for the activated license, from the machine it was activated on. */
   async report(executions: number, feature?: string, options: CallOptions = {}): Promise<UsageResult> {
     const state = await this.#requireState();
+    if (this.#foreignMachine(state)) {
+      throw new NotActivatedError("This activation was made on another machine: activate the license on this one.");
+    }
     return this.client.reportUsage(
       {
         license_key: state.license_key,
@@ -184,6 +210,25 @@ export class LicenseManager {
     return state;
   }
 
+  /** A failed check when the state was activated under another machine id than this machine's (a copied file). */
+  #foreignMachine(state: LicenseState): LicenseCheck | null {
+    const machineId = this.#machineId();
+    if (machineId === state.machine_id) return null;
+    return {
+      mode: "offline",
+      valid: false,
+      code: null,
+      reason: "wrong_machine",
+      message: "This activation was made on another machine: activate the license on this one.",
+      licenseKey: state.license_key,
+      machineId,
+      license: state.license,
+      machine: null,
+      tokenExpiresAt: null,
+      lastValidatedAt: state.last_validated_at ? new Date(state.last_validated_at) : null,
+    };
+  }
+
   async #online(state: LicenseState): Promise<LicenseCheck> {
     const result = await this.client.validate({
       license_key: state.license_key,
@@ -192,30 +237,38 @@ export class LicenseManager {
       platform: this.#platform,
       ...(this.#appVersion ? { app_version: this.#appVersion } : {}),
     });
-    let token = state.token;
-    let publicKey = state.public_key;
-    let warning: string | undefined;
-    if (result.valid && result.token) {
-      const accepted = await this.#acceptToken(result.token, state);
-      if (accepted.ok) {
-        token = result.token;
-        publicKey = accepted.publicKey;
-      } else {
-        warning = accepted.warning;
-      }
-    } else {
-      // The server has said no: the old token must not keep the app running offline.
-      token = null;
-    }
     const now = this.#now();
+    let signed: StoredLicense | null = null;
+    if (result.valid) {
+      const verification = result.token
+        ? await verifyLicenseToken(result.token, this.#trustedKeys, {
+            machineId: state.machine_id,
+            licenseKey: state.license_key,
+            now,
+            clockToleranceSeconds: this.#tolerance,
+          })
+        : null;
+      if (!verification?.ok) {
+        // "Valid" without a token this app can verify is no answer at all: whoever sent it cannot sign for the
+        // licensing server. Decide as if offline, from the token we hold.
+        const why = verification ? verification.message : "the answer carries no token";
+        const check = await this.#offline(state, `the server's answer is not signed by a trusted key (${why})`);
+        return { ...check, warning: `Ignored an unverifiable "valid" answer: ${why}` };
+      }
+      // Entitlements come from the signed token, never from the unsigned `license` beside it.
+      signed = licenseFromClaims(verification.claims);
+    }
+    // The server has said no: the old token must not keep the app running offline.
+    const token = result.valid ? result.token : null;
     const next: LicenseState = {
       ...state,
       token,
-      public_key: publicKey,
-      license: result.license ?? (result.valid ? state.license : null),
+      // A refusal's license details are for display only (valid is false); a "valid" one's come from the token.
+      license: signed ?? result.license,
       machine: result.machine,
       last_validated_at: now.toISOString(),
       last_code: result.code,
+      last_checked_at: latest(state.last_checked_at, now),
     };
     await this.store.write(next);
     return {
@@ -230,47 +283,11 @@ export class LicenseManager {
       machine: next.machine,
       tokenExpiresAt: tokenExpiry(token),
       lastValidatedAt: now,
-      ...(warning ? { warning } : {}),
     };
   }
 
-  /** Verifies a freshly issued token, fetching the public key when we have none or the token names another. */
-  async #acceptToken(
-    token: string,
-    state: LicenseState,
-  ): Promise<{ ok: true; publicKey: StoredPublicKey } | { ok: false; warning: string }> {
-    let kid: string | undefined;
-    try {
-      kid = decodeProtectedHeader(token).kid;
-    } catch {
-      return { ok: false, warning: "The server sent a token that is not a JWT; keeping the previous one." };
-    }
-    const stored = state.public_key && (!kid || state.public_key.kid === kid) ? state.public_key : null;
-    const candidates: Array<() => Promise<StoredPublicKey>> = [];
-    if (stored) candidates.push(async () => stored);
-    candidates.push(() => this.client.getPublicKey());
-    let lastMessage = "no public key";
-    for (const candidate of candidates) {
-      let key: StoredPublicKey;
-      try {
-        key = await candidate();
-      } catch (error) {
-        if (!isConnectivityError(error)) throw error;
-        return { ok: false, warning: `Cannot fetch the public key (${(error as Error).message}); kept the old token.` };
-      }
-      const verification = await verifyLicenseToken(token, key.jwk, {
-        machineId: state.machine_id,
-        licenseKey: state.license_key,
-        now: this.#now(),
-      });
-      if (verification.ok) return { ok: true, publicKey: key };
-      lastMessage = verification.message;
-      if (verification.reason !== "bad_signature") break;
-    }
-    return { ok: false, warning: `The server's new token does not verify (${lastMessage}); kept the old token.` };
-  }
-
   async #offline(state: LicenseState, offlineCause?: string): Promise<LicenseCheck> {
+    const now = this.#now();
     const base = {
       mode: "offline" as const,
       licenseKey: state.license_key,
@@ -279,36 +296,42 @@ export class LicenseManager {
       lastValidatedAt: state.last_validated_at ? new Date(state.last_validated_at) : null,
       ...(offlineCause ? { offlineCause } : {}),
     };
-    if (!state.token || !state.public_key) {
-      return {
-        ...base,
-        valid: false,
-        code: null,
-        reason: "no_token",
-        message:
-          state.last_code && state.last_code !== "VALID"
-            ? `The server last answered ${state.last_code}; no offline token is held.`
-            : "No offline token is stored: connect to the licensing server to validate.",
-        license: state.license,
-        tokenExpiresAt: null,
-      };
+    // A failed check shows nothing the state file claims: it is unsigned (only an expired token's date is news).
+    const failed = (reason: CheckFailureReason, message: string): LicenseCheck => ({
+      ...base,
+      valid: false,
+      code: null,
+      reason,
+      message,
+      license: null,
+      tokenExpiresAt: reason === "expired" ? tokenExpiry(state.token) : null,
+    });
+    if (!state.token) {
+      return failed(
+        "no_token",
+        state.last_code && state.last_code !== "VALID"
+          ? `The server last answered ${state.last_code}; no offline token is held.`
+          : "No offline token is stored: connect to the licensing server to validate.",
+      );
     }
-    const verification = await verifyLicenseToken(state.token, state.public_key.jwk, {
+    // Fail closed: a missing or unreadable record of the last check is as suspicious as a clock set back.
+    const lastChecked = state.last_checked_at ? Date.parse(state.last_checked_at) : Number.NaN;
+    if (Number.isNaN(lastChecked) || lastChecked - now.getTime() > this.#tolerance * 1000) {
+      return failed(
+        "clock_rollback",
+        Number.isNaN(lastChecked)
+          ? "The time of the last check is missing from the state: go online to check."
+          : `This machine's clock (${now.toISOString()}) is earlier than the last check (${state.last_checked_at}): go online to check.`,
+      );
+    }
+    const verification = await verifyLicenseToken(state.token, this.#trustedKeys, {
       machineId: state.machine_id,
       licenseKey: state.license_key,
-      now: this.#now(),
+      now,
+      clockToleranceSeconds: this.#tolerance,
     });
-    if (!verification.ok) {
-      return {
-        ...base,
-        valid: false,
-        code: null,
-        reason: verification.reason,
-        message: verification.message,
-        license: state.license,
-        tokenExpiresAt: tokenExpiry(state.token),
-      };
-    }
+    if (!verification.ok) return failed(verification.reason, verification.message);
+    await this.store.write({ ...state, last_checked_at: latest(state.last_checked_at, now) });
     const { claims } = verification;
     return {
       ...base,
@@ -316,16 +339,25 @@ export class LicenseManager {
       code: "VALID",
       reason: null,
       message: `Valid offline until ${verification.expiresAt.toISOString()}.`,
-      license: {
-        tier: claims.tier,
-        status: claims.status,
-        expires_at: state.license?.expires_at ?? null,
-        features: claims.features,
-        max_machines: claims.max_machines,
-      },
+      // Entitlements come from the signed claims, never from the unsigned copy in the state file.
+      license: licenseFromClaims(claims),
       tokenExpiresAt: verification.expiresAt,
     };
   }
+}
+
+function licenseFromClaims(claims: LicenseTokenClaims): StoredLicense {
+  return {
+    tier: claims.tier,
+    status: claims.status,
+    expires_at: claims.license_expires_at ?? null,
+    features: claims.features,
+    max_machines: claims.max_machines,
+  };
+}
+
+function latest(previous: string | null, now: Date): string {
+  return previous && Date.parse(previous) > now.getTime() ? previous : now.toISOString();
 }
 
 /** The token's exp as a Date, without verifying it (for display). */

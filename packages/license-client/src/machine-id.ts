@@ -2,7 +2,8 @@
  * A stable id for this machine: "<kind>-" + SHA-256(hostname, platform, arch, first non-internal MAC) in hex.
  * The kind prefix ("desktop" unless FLOTILLA_MACHINE_KIND says otherwise) is what the dashboard reads to pick
  * a device icon (server/prod/deploy → server, mobile/android/ios → mobile, else desktop).
- * FLOTILLA_MACHINE_ID, or the `override` option, replaces the computed id altogether.
+ * The `override` option replaces the computed id altogether: for tests and development builds only — an app
+ * that lets its user choose the id lets a copied activation run anywhere.
  */
 import { createHash } from "node:crypto";
 import os from "node:os";
@@ -19,7 +20,7 @@ export interface SystemFacts {
 }
 
 export interface MachineIdOptions {
-  /** Use this id as is (validated). Takes precedence over env FLOTILLA_MACHINE_ID. */
+  /** Use this id as is (validated). */
   override?: string;
   /** Kind hint for the prefix. Takes precedence over env FLOTILLA_MACHINE_KIND. */
   kind?: string;
@@ -49,7 +50,7 @@ export function firstMacAddress(interfaces: SystemFacts["networkInterfaces"]): s
 
 export function getMachineId(options: MachineIdOptions = {}): string {
   const env = options.env ?? process.env;
-  const override = options.override ?? env.FLOTILLA_MACHINE_ID;
+  const override = options.override;
   if (override !== undefined && override.trim() !== "") {
     const parsed = MachineIdSchema.safeParse(override);
     if (!parsed.success) {

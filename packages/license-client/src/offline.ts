@@ -1,15 +1,19 @@
 /**
- * Offline verification of the token a successful validation returns: an EdDSA (Ed25519) JWT the app
- * checks against the server's published public key, so it keeps working without a network until the
- * token expires (the offline grace period, 7 days by default).
+ * Offline verification of the token a successful validation returns: an EdDSA (Ed25519) JWT the app checks
+ * against the public keys pinned in its build (trusted-keys.ts), so it keeps working without a network until the
+ * token expires — at most the offline grace period after it was issued, whatever the token itself claims.
  */
 import type { FeaturesSchema } from "@flotilla/contracts/licensing";
-import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose";
+import { CLIENT_CONFIGURATION } from "@flotilla/contracts/tiers";
+import { decodeProtectedHeader, importJWK, jwtVerify } from "jose";
+import { keyIdOf, type TrustedKey } from "./trusted-keys";
 
 export const TOKEN_ISSUER = "flotilla-licensing";
 export const TOKEN_AUDIENCE = "flotilla-desktop";
 /** Allowed clock difference between this machine and the server, in seconds. */
 export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 60;
+/** The longest a token may let the app work offline: a longer-lived token is refused, not trusted longer. */
+export const MAX_TOKEN_LIFETIME_SECONDS = CLIENT_CONFIGURATION.offlineGraceSeconds;
 
 export interface LicenseTokenClaims {
   iss: string;
@@ -26,25 +30,29 @@ export interface LicenseTokenClaims {
   status: string;
   features: ReturnType<typeof FeaturesSchema.parse>;
   max_machines: number;
+  /** When the license itself ends (ISO date), or null; absent in tokens from servers before it was signed. */
+  license_expires_at?: string | null;
 }
 
 export type OfflineFailureReason =
   /** The token's exp has passed: the offline grace period is over. */
   | "expired"
-  /** The token was issued in the future: this machine's clock is behind (or was set back). */
-  | "not_yet_valid"
+  /** The token was issued in the future, or the clock is earlier than a previous check: it was set back. */
+  | "clock_rollback"
+  /** The token claims to last longer than the offline grace period: not one the server would issue. */
+  | "lifetime_too_long"
+  /** Signed with a key this build does not trust (or names no key). */
+  | "untrusted_key"
   /** Issued to another machine id. */
   | "wrong_machine"
   /** Issued for another license key. */
   | "wrong_license"
-  /** Not signed by the given key, or altered after signing. */
+  /** Not signed by the key it names, or altered after signing. */
   | "bad_signature"
   /** Wrong issuer or audience: not a Flotilla desktop license token. */
   | "wrong_issuer"
   /** Not a JWT, a disallowed algorithm, or claims missing. */
-  | "malformed"
-  /** The public key is not an Ed25519 JWK. */
-  | "invalid_key";
+  | "malformed";
 
 export type OfflineVerification =
   | { ok: true; claims: LicenseTokenClaims; issuedAt: Date; expiresAt: Date; kid: string | undefined }
@@ -56,32 +64,47 @@ export interface VerifyTokenOptions {
   /** The time to check against (default: now). */
   now?: Date;
   clockToleranceSeconds?: number;
+  /** Longest accepted exp − iat (default and maximum: the offline grace period). */
+  maxLifetimeSeconds?: number;
 }
 
-/** Verifies signature, issuer, audience, lifetime and that the token belongs to this license and machine. */
+/**
+ * Verifies that the token was signed by one of `trustedKeys` (chosen by the `kid` in its header), has the
+ * issuer and audience of a license token, lasts no longer than the offline grace, was not issued in the future,
+ * has not expired, and belongs to this license and this machine.
+ */
 export async function verifyLicenseToken(
   token: string,
-  publicJwk: JWK,
+  trustedKeys: readonly TrustedKey[],
   options: VerifyTokenOptions,
 ): Promise<OfflineVerification> {
   const now = options.now ?? new Date();
   const tolerance = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
+  const maxLifetime = Math.min(options.maxLifetimeSeconds ?? MAX_TOKEN_LIFETIME_SECONDS, MAX_TOKEN_LIFETIME_SECONDS);
 
-  if (publicJwk.kty !== "OKP" || publicJwk.crv !== "Ed25519" || typeof publicJwk.x !== "string") {
-    return fail("invalid_key", "The public key is not an Ed25519 key (kty OKP, crv Ed25519).");
+  let kid: string | undefined;
+  let alg: string | undefined;
+  try {
+    ({ kid, alg } = decodeProtectedHeader(token));
+  } catch {
+    return fail("malformed", "The token is not a signed JWT.");
+  }
+  if (alg !== "EdDSA") return fail("malformed", `The token is signed with ${alg ?? "no algorithm"}, not EdDSA.`);
+  // The id is recomputed from each pinned key, so a mislabelled pin cannot stand in for another key.
+  const trusted = kid ? trustedKeys.find((candidate) => keyIdOf(candidate.x) === kid) : undefined;
+  if (!trusted) {
+    return fail(
+      "untrusted_key",
+      trustedKeys.length === 0
+        ? "This build of the SDK trusts no signing key (it was not built with pinned keys)."
+        : `The token was signed with key "${kid ?? "(none)"}", which this build of the app does not trust.`,
+    );
   }
   let key: Awaited<ReturnType<typeof importJWK>>;
   try {
-    key = await importJWK({ kty: "OKP", crv: "Ed25519", x: publicJwk.x }, "EdDSA");
+    key = await importJWK({ kty: "OKP", crv: "Ed25519", x: trusted.x }, "EdDSA");
   } catch (error) {
-    return fail("invalid_key", `The public key cannot be imported: ${(error as Error).message}`);
-  }
-
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-  } catch {
-    return fail("malformed", "The token is not a signed JWT.");
+    return fail("untrusted_key", `A pinned key cannot be used: ${(error as Error).message}`);
   }
 
   let payload: Record<string, unknown>;
@@ -96,13 +119,22 @@ export async function verifyLicenseToken(
     });
     payload = verified.payload;
   } catch (error) {
-    return mapJoseError(error, kid, publicJwk.kid);
+    return mapJoseError(error);
   }
 
   const claims = readClaims(payload);
   if (!claims) return fail("malformed", "The token lacks the license claims (lic, mid, tier, status, features).");
+  if (claims.exp - claims.iat > maxLifetime) {
+    return fail(
+      "lifetime_too_long",
+      `The token claims ${Math.round((claims.exp - claims.iat) / 86_400)} days offline; at most ${Math.round(maxLifetime / 86_400)} are allowed.`,
+    );
+  }
   if (claims.iat > now.getTime() / 1000 + tolerance) {
-    return fail("not_yet_valid", "The token was issued in the future: check this machine's clock.");
+    return fail(
+      "clock_rollback",
+      "The token was issued in the future: this machine's clock is behind. Go online to check.",
+    );
   }
   if (normaliseKey(claims.lic) !== normaliseKey(options.licenseKey)) {
     return fail("wrong_license", "The token was issued for another license key.");
@@ -119,7 +151,7 @@ export async function verifyLicenseToken(
   };
 }
 
-function mapJoseError(error: unknown, tokenKid: string | undefined, keyKid: unknown): OfflineVerification {
+function mapJoseError(error: unknown): OfflineVerification {
   const code = (error as { code?: unknown }).code;
   const claim = (error as { claim?: unknown }).claim;
   const message = error instanceof Error ? error.message : String(error);
@@ -127,18 +159,16 @@ function mapJoseError(error: unknown, tokenKid: string | undefined, keyKid: unkn
     case "ERR_JWT_EXPIRED":
       return fail("expired", "The offline token has expired: connect to the licensing server to renew it.");
     case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
-      return fail(
-        "bad_signature",
-        tokenKid && typeof keyKid === "string" && tokenKid !== keyKid
-          ? `The token was signed with key "${tokenKid}", not the stored key "${keyKid}".`
-          : "The token's signature does not match the licensing server's public key.",
-      );
+      return fail("bad_signature", "The token's signature does not match the trusted key it names.");
     case "ERR_JWT_CLAIM_VALIDATION_FAILED":
       if (claim === "iss" || claim === "aud") {
         return fail("wrong_issuer", `The token is not a Flotilla license token (${message}).`);
       }
       if (claim === "nbf" || claim === "iat") {
-        return fail("not_yet_valid", "The token is not valid yet: check this machine's clock.");
+        return fail(
+          "clock_rollback",
+          "The token is not valid yet: this machine's clock is behind. Go online to check.",
+        );
       }
       return fail("malformed", `The token's claims are invalid (${message}).`);
     default:
@@ -147,7 +177,7 @@ function mapJoseError(error: unknown, tokenKid: string | undefined, keyKid: unkn
 }
 
 function readClaims(payload: Record<string, unknown>): LicenseTokenClaims | undefined {
-  const { iss, sub, aud, iat, exp, lic, mid, tier, status, features, max_machines } = payload;
+  const { iss, sub, aud, iat, exp, lic, mid, tier, status, features, max_machines, license_expires_at } = payload;
   if (
     typeof iss !== "string" ||
     typeof sub !== "string" ||
@@ -159,11 +189,25 @@ function readClaims(payload: Record<string, unknown>): LicenseTokenClaims | unde
     typeof tier !== "string" ||
     typeof status !== "string" ||
     typeof max_machines !== "number" ||
+    (license_expires_at !== undefined && license_expires_at !== null && typeof license_expires_at !== "string") ||
     !isFeatures(features)
   ) {
     return undefined;
   }
-  return { iss, sub, aud: aud as string | string[], iat, exp, lic, mid, tier, status, features, max_machines };
+  return {
+    iss,
+    sub,
+    aud: aud as string | string[],
+    iat,
+    exp,
+    lic,
+    mid,
+    tier,
+    status,
+    features,
+    max_machines,
+    ...(license_expires_at === undefined ? {} : { license_expires_at: license_expires_at as string | null }),
+  };
 }
 
 function isFeatures(value: unknown): value is LicenseTokenClaims["features"] {

@@ -1,6 +1,7 @@
 /**
- * What an activated machine remembers: license key, machine id, the last token and the public key that
- * verifies it, the last validation. One JSON file (default ~/.config/flotilla/license.json), replaced
+ * What an activated machine remembers: license key, machine id, the last token, the last validation and the
+ * latest time any check saw (clock rollback detection). No key: the keys that verify tokens are pinned in the
+ * build, never read from this user-writable file. One JSON file (default ~/.config/flotilla/license.json), replaced
  * atomically (temp file in the same folder, fsync, rename) with mode 0600, so a crash never leaves half a file
  * and other users cannot read the key.
  */
@@ -9,16 +10,10 @@ import { chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { LICENSE_CODES, type LicenseCode } from "@flotilla/contracts/tiers";
-import type { Ed25519PublicJwk, LicenseFeatures } from "./client";
+import type { LicenseFeatures } from "./client";
 import { LicenseStateError } from "./errors";
 
-export const STATE_VERSION = 1;
-
-export interface StoredPublicKey {
-  kid: string;
-  alg: "EdDSA";
-  jwk: Ed25519PublicJwk;
-}
+export const STATE_VERSION = 2;
 
 export interface StoredLicense {
   tier: string;
@@ -37,12 +32,13 @@ export interface LicenseState {
   machine_name: string | null;
   /** The last token the server issued (null once the server has said the license is not valid). */
   token: string | null;
-  public_key: StoredPublicKey | null;
   license: StoredLicense | null;
   machine: { display_id: string; is_primary: boolean } | null;
   activated_at: string;
   last_validated_at: string | null;
   last_code: LicenseCode | null;
+  /** The latest clock reading of any check: a clock earlier than this was set back. */
+  last_checked_at: string | null;
 }
 
 export interface StateStore {
@@ -177,35 +173,31 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** The state if `json` has its shape, else undefined. */
+/**
+ * The state if `json` has its shape, else undefined. A version 1 file (which kept a public key beside the token)
+ * is read as version 2: its key is dropped, never used.
+ */
 export function parseState(json: unknown): LicenseState | undefined {
-  if (!isRecord(json) || json.version !== STATE_VERSION) return undefined;
-  const s = json;
+  if (!isRecord(json)) return undefined;
+  let s = json;
+  if (s.version === 1) {
+    const { public_key: _ignored, ...rest } = s;
+    s = { ...rest, version: STATE_VERSION, last_checked_at: rest.last_validated_at ?? rest.activated_at ?? null };
+  }
+  if (s.version !== STATE_VERSION) return undefined;
   const ok =
     typeof s.server_url === "string" &&
     typeof s.license_key === "string" &&
     typeof s.machine_id === "string" &&
     (s.machine_name === null || typeof s.machine_name === "string") &&
     (s.token === null || typeof s.token === "string") &&
-    (s.public_key === null || isPublicKey(s.public_key)) &&
     (s.license === null || isLicense(s.license)) &&
     (s.machine === null || isMachine(s.machine)) &&
     typeof s.activated_at === "string" &&
     (s.last_validated_at === null || typeof s.last_validated_at === "string") &&
-    (s.last_code === null || (LICENSE_CODES as readonly unknown[]).includes(s.last_code));
-  return ok ? (json as unknown as LicenseState) : undefined;
-}
-
-function isPublicKey(value: unknown): value is StoredPublicKey {
-  return (
-    isRecord(value) &&
-    typeof value.kid === "string" &&
-    value.alg === "EdDSA" &&
-    isRecord(value.jwk) &&
-    value.jwk.kty === "OKP" &&
-    value.jwk.crv === "Ed25519" &&
-    typeof value.jwk.x === "string"
-  );
+    (s.last_code === null || (LICENSE_CODES as readonly unknown[]).includes(s.last_code)) &&
+    (s.last_checked_at === null || typeof s.last_checked_at === "string");
+  return ok ? (s as unknown as LicenseState) : undefined;
 }
 
 function isLicense(value: unknown): value is StoredLicense {

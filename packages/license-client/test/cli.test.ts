@@ -26,7 +26,10 @@ interface Run {
   stderr: string;
 }
 
-async function run(argv: string[], options: { env?: Record<string, string>; now?: Date } = {}): Promise<Run> {
+async function run(
+  argv: string[],
+  options: { env?: Record<string, string>; now?: Date; kind?: "production" | "development" } = {},
+): Promise<Run> {
   let stdout = "";
   let stderr = "";
   const code = await main(argv, {
@@ -34,6 +37,8 @@ async function run(argv: string[], options: { env?: Record<string, string>; now?
     stderr: { write: (chunk: string) => (stderr += chunk) },
     env: { FLOTILLA_LICENSE_STATE: statePath, FLOTILLA_MACHINE_ID: "desktop-cli-test", ...options.env },
     client: { sleep: async () => {} },
+    // Plays a development build pinned to the fake server's key (what scripts/build.mjs does for real).
+    build: { kind: options.kind ?? "development", trustedKeys: server.trustedKeys },
     ...(options.now ? { now: () => options.now! } : {}),
   });
   return { code, stdout, stderr };
@@ -93,8 +98,12 @@ describe("flotilla-license CLI", () => {
       token_expires_at: expect.any(String),
       state_path: statePath,
     });
-    const status = await run(["status", "--json"]);
+    const status = await run(["status", "--json", "--machine-id", "server-x"]);
     expect(json(status)).toMatchObject({ ok: true, mode: "online", valid: true, machine_id: "server-x" });
+    // The machine id is computed again at every check: as another machine, the activation is not valid.
+    const elsewhere = await run(["status", "--json"]);
+    expect(elsewhere.code).toBe(EXIT.invalid);
+    expect(json(elsewhere)).toMatchObject({ ok: false, reason: "wrong_machine", machine_id: "desktop-cli-test" });
   });
 
   it.each([
@@ -190,5 +199,71 @@ describe("flotilla-license CLI", () => {
     expect(help.stdout).toContain("Usage: flotilla-license <command>");
     expect(help.stdout).toContain("Exit codes");
     expect((await run(["help"])).code).toBe(EXIT.ok);
+  });
+});
+
+describe("flotilla-license CLI from the attacker's side", () => {
+  it("a production build refuses --machine-id and FLOTILLA_MACHINE_ID: a copied state file cannot pose as its machine", async () => {
+    const attempts: Array<{ argv: string[]; env: Record<string, string> }> = [
+      // The flag alone (the environment's id is blanked out)…
+      { argv: ["status", "--machine-id", "desktop-cli-test"], env: { FLOTILLA_MACHINE_ID: "" } },
+      // …and the environment alone.
+      { argv: ["verify"], env: { FLOTILLA_MACHINE_ID: "desktop-cli-test" } },
+    ];
+    for (const options of attempts) {
+      const result = await run(options.argv, { env: options.env, kind: "production" });
+      expect(result.code).toBe(EXIT.usage);
+      expect(result.stderr).toContain("not available in a production build");
+    }
+  });
+
+  it("verify with a hand-written state file and a self-made key: NOT valid, with the reason", async () => {
+    const { exportJWK, generateKeyPair, SignJWT } = await import("jose");
+    const { keyIdOf } = await import("../src/trusted-keys");
+    const { TIERS } = await import("@flotilla/contracts/tiers");
+    const attacker = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+    const x = (await exportJWK(attacker.publicKey)).x!;
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({
+      lic: KEYS.free,
+      mid: "desktop-cli-test",
+      tier: "ultra",
+      status: "active",
+      features: TIERS.ultra.features,
+      max_machines: 20,
+    })
+      .setProtectedHeader({ alg: "EdDSA", kid: keyIdOf(x) })
+      .setIssuer("flotilla-licensing")
+      .setAudience("flotilla-desktop")
+      .setSubject("forged")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 10 * 365 * 86_400)
+      .sign(attacker.privateKey);
+    await writeFile(
+      statePath,
+      JSON.stringify({
+        version: 1,
+        server_url: await deadUrl(),
+        license_key: KEYS.free,
+        machine_id: "desktop-cli-test",
+        machine_name: null,
+        token,
+        public_key: { kid: keyIdOf(x), alg: "EdDSA", jwk: { kty: "OKP", crv: "Ed25519", x } },
+        license: {
+          tier: "ultra",
+          status: "active",
+          expires_at: null,
+          features: TIERS.ultra.features,
+          max_machines: 20,
+        },
+        machine: null,
+        activated_at: new Date().toISOString(),
+        last_validated_at: new Date().toISOString(),
+        last_code: "VALID",
+      }),
+    );
+    const verify = await run(["verify", "--json"]);
+    expect(verify.code).toBe(EXIT.invalid);
+    expect(json(verify)).toMatchObject({ ok: false, valid: false, reason: "untrusted_key" });
   });
 });

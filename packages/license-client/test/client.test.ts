@@ -29,7 +29,7 @@ function client(options: LicenseClientOptions = {}) {
 const MACHINE = "desktop-test-machine";
 
 describe("validate", () => {
-  it("returns VALID with license, machine and a token that verifies with the published key", async () => {
+  it("returns VALID with license, machine and a token that verifies with the pinned key", async () => {
     const c = client();
     const result = await c.validate({ license_key: KEYS.free, machine_id: MACHINE, machine_name: "Laptop" });
     expect(result).toMatchObject({
@@ -41,9 +41,10 @@ describe("validate", () => {
     });
     expect(result.token).toEqual(expect.any(String));
 
-    const key = await c.getPublicKey();
-    expect(key).toMatchObject({ kid: server.kid, alg: "EdDSA", jwk: { kty: "OKP", crv: "Ed25519" } });
-    const verified = await verifyLicenseToken(result.token!, key.jwk, { machineId: MACHINE, licenseKey: KEYS.free });
+    const verified = await verifyLicenseToken(result.token!, server.trustedKeys, {
+      machineId: MACHINE,
+      licenseKey: KEYS.free,
+    });
     expect(verified.ok).toBe(true);
 
     const [request] = server.requests;
@@ -270,8 +271,8 @@ describe("other endpoints", () => {
   });
 
   it("raises a protocol error for a 200 that is not a licensing answer", async () => {
-    server.script("/api/license/public-key", { status: 200, raw: "<html>captive portal</html>" });
-    await expect(client().getPublicKey()).rejects.toBeInstanceOf(LicenseProtocolError);
+    server.script("/api/license/configurations", { status: 200, raw: "<html>captive portal</html>" });
+    await expect(client().getConfiguration()).rejects.toBeInstanceOf(LicenseProtocolError);
   });
 
   it("keeps a base path and refuses a non-HTTP URL", () => {

@@ -10,6 +10,7 @@ import { UsageRequestSchema, ValidateRequestSchema } from "@flotilla/contracts/l
 import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode, TIERS } from "@flotilla/contracts/tiers";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from "../src/offline";
+import { keyIdOf, type TrustedKey, trustedKey } from "../src/trusted-keys";
 
 export const GRACE_SECONDS = CLIENT_CONFIGURATION.offlineGraceSeconds;
 
@@ -53,6 +54,8 @@ export interface FakeServer {
   url: string;
   kid: string;
   publicJwk: JWK;
+  /** What an app built against this server pins. */
+  trustedKeys: TrustedKey[];
   privateKey: KeyPair["privateKey"];
   requests: RecordedRequest[];
   licenses: Map<string, LicenseRecord>;
@@ -85,9 +88,10 @@ export async function startFakeServer(
   options: { licenses?: FakeLicense[]; kid?: string; now?: () => Date } = {},
 ): Promise<FakeServer> {
   const now = options.now ?? (() => new Date());
-  const kid = options.kid ?? "test-key-1";
   const { publicKey, privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
   const publicJwk = await exportJWK(publicKey);
+  // Like the real server: the key id is derived from the key.
+  const kid = options.kid ?? keyIdOf(publicJwk.x!);
   const licenses = new Map<string, LicenseRecord>();
   for (const license of options.licenses ?? DEFAULT_LICENSES) {
     licenses.set(license.key, { ...license, id: randomUUID(), machines: [], executions: 0 });
@@ -274,6 +278,7 @@ export async function startFakeServer(
     url: `http://127.0.0.1:${port}`,
     kid,
     publicJwk,
+    trustedKeys: [trustedKey(publicJwk.x!)],
     privateKey,
     requests,
     licenses,

@@ -1,8 +1,11 @@
+import { TIERS } from "@flotilla/contracts/tiers";
+import { exportJWK, generateKeyPair } from "jose";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LicenseClient } from "../src/client";
-import { LicenseApiError, NotActivatedError } from "../src/errors";
+import { LicenseApiError, LicenseTokenError, NotActivatedError } from "../src/errors";
 import { LicenseManager } from "../src/license-manager";
 import { MemoryStateStore } from "../src/state";
+import { keyIdOf } from "../src/trusted-keys";
 import { deadUrl, type FakeServer, GRACE_SECONDS, KEYS, startFakeServer } from "./fake-server";
 
 const MACHINE = "desktop-manager-test";
@@ -19,18 +22,19 @@ afterEach(async () => {
   await server.close();
 });
 
-function manager(baseUrl = server.url) {
+function manager(baseUrl = server.url, machineId = MACHINE) {
   return new LicenseManager({
     client: new LicenseClient({ baseUrl, sleep: async () => {} }),
     store,
-    machineId: () => MACHINE,
+    machineId: () => machineId,
+    trustedKeys: server.trustedKeys,
     appVersion: "1.2.3",
     now: () => clock,
   });
 }
 
 describe("LicenseManager", () => {
-  it("activates: validates, fetches the public key and stores the token", async () => {
+  it("activates: validates, verifies the token with the pinned keys and stores it (no key in the state)", async () => {
     const activation = await manager().activate(KEYS.free, { machineName: "Laptop" });
     expect(activation.activated).toBe(true);
     const state = await store.read();
@@ -39,12 +43,13 @@ describe("LicenseManager", () => {
       license_key: KEYS.free,
       machine_id: MACHINE,
       machine_name: "Laptop",
-      public_key: { kid: server.kid, alg: "EdDSA" },
       license: { tier: "free", status: "active" },
       machine: { display_id: "M-0001", is_primary: true },
       last_code: "VALID",
     });
     expect(state?.token).toEqual(expect.any(String));
+    expect(state).not.toHaveProperty("public_key");
+    expect(server.requests.map((r) => r.path)).toEqual(["/api/license/validate"]);
     expect(server.requests[0]?.body).toMatchObject({
       platform: `${process.platform}-${process.arch}`,
       app_version: "1.2.3",
@@ -105,14 +110,22 @@ describe("LicenseManager", () => {
     expect(offline.message).toContain("SUSPENDED");
   });
 
-  it("fetches the public key again when the server starts signing with another kid", async () => {
-    await manager().activate(KEYS.free);
-    const state = await store.read();
-    await store.write({ ...state!, public_key: { ...state!.public_key!, kid: "old-key" } });
-    const check = await manager().check();
-    expect(check.warning).toBeUndefined();
-    expect((await store.read())?.public_key?.kid).toBe(server.kid);
-    expect(server.requests.filter((r) => r.path === "/api/license/public-key")).toHaveLength(2);
+  it("never asks the server for a key: a server signing with a key this build does not trust is not believed", async () => {
+    const impostor = await startFakeServer();
+    try {
+      // Activation against it fails: its tokens do not verify with the pinned keys.
+      await expect(manager(impostor.url).activate(KEYS.free)).rejects.toBeInstanceOf(LicenseTokenError);
+      expect(await store.read()).toBeNull();
+      // An activation made with the real server, then pointed at the impostor: its "valid" is ignored, and the
+      // verdict comes from the token held (valid offline), with a warning.
+      await manager().activate(KEYS.free);
+      const check = await manager(impostor.url).check();
+      expect(check).toMatchObject({ mode: "offline", valid: true });
+      expect(check.warning).toMatch(/unverifiable "valid" answer/);
+      expect(impostor.requests.some((r) => r.path === "/api/license/public-key")).toBe(false);
+    } finally {
+      await impostor.close();
+    }
   });
 
   it("verifies offline only when asked, with no request", async () => {
@@ -147,5 +160,128 @@ describe("LicenseManager", () => {
     await manager().activate(KEYS.free);
     expect(await manager().deactivate()).toBe(true);
     expect(await store.read()).toBeNull();
+  });
+});
+
+describe("LicenseManager from the attacker's side", () => {
+  it("a hand-written state file with a self-signed ten-year ultra token is not valid offline", async () => {
+    const attacker = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+    const x = (await exportJWK(attacker.publicKey)).x!;
+    const iat = Math.floor(clock.getTime() / 1000);
+    const token = await server.sign(
+      {
+        sub: "lic",
+        lic: KEYS.free,
+        mid: MACHINE,
+        tier: "ultra",
+        status: "active",
+        features: TIERS.ultra.features,
+        max_machines: 20,
+      },
+      { iat, exp: iat + 10 * 365 * 86_400, key: attacker.privateKey, kid: keyIdOf(x) },
+    );
+    await store.write({
+      version: 2,
+      server_url: "http://127.0.0.1:9",
+      license_key: KEYS.free,
+      machine_id: MACHINE,
+      machine_name: null,
+      token,
+      license: { tier: "ultra", status: "active", expires_at: null, features: TIERS.ultra.features, max_machines: 20 },
+      machine: null,
+      activated_at: clock.toISOString(),
+      last_validated_at: clock.toISOString(),
+      last_code: "VALID",
+      last_checked_at: clock.toISOString(),
+    });
+    const offline = await manager(await deadUrl()).check();
+    expect(offline).toMatchObject({ mode: "offline", valid: false, reason: "untrusted_key" });
+  });
+
+  it("a state file copied to another computer is not valid there, online or offline", async () => {
+    await manager().activate(KEYS.free);
+    const elsewhere = manager(server.url, "desktop-someone-elses-computer");
+    const before = server.requests.length;
+    for (const check of [await elsewhere.check(), await elsewhere.verifyOffline(), await elsewhere.validate()]) {
+      expect(check).toMatchObject({
+        valid: false,
+        reason: "wrong_machine",
+        machineId: "desktop-someone-elses-computer",
+      });
+    }
+    // It did not even ask the server with the original machine's id.
+    expect(server.requests).toHaveLength(before);
+    await expect(elsewhere.report(1)).rejects.toBeInstanceOf(NotActivatedError);
+  });
+
+  it("a clock set back before the last check forces an online check", async () => {
+    await manager().activate(KEYS.free);
+    clock = new Date(clock.getTime() + 2 * 86_400_000);
+    const offline = manager(await deadUrl());
+    expect((await offline.check()).valid).toBe(true);
+    // Back to a day earlier: the token would still be inside its lifetime, but the clock went backwards.
+    clock = new Date(clock.getTime() - 86_400_000);
+    expect(await offline.check()).toMatchObject({ mode: "offline", valid: false, reason: "clock_rollback" });
+    // Online, the server decides, and the check is valid again.
+    expect(await manager().check()).toMatchObject({ mode: "online", valid: true });
+  });
+
+  it("a token issued after this machine's time (clock set back before activation's token) forces an online check", async () => {
+    await manager().activate(KEYS.free);
+    const state = await store.read();
+    await store.write({ ...state!, last_checked_at: null });
+    clock = new Date(clock.getTime() - 3 * 3_600_000);
+    expect(await manager(await deadUrl()).check()).toMatchObject({ valid: false, reason: "clock_rollback" });
+  });
+
+  it("a proxy that rewrites the answer's license to ultra upgrades nothing: online entitlements come from the token", async () => {
+    // Between the app and the real server, rewriting every answer's unsigned `license` object.
+    const proxyFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const body = (await response.json()) as { data?: { license?: Record<string, unknown> } };
+      if (body.data?.license) {
+        body.data.license = { ...body.data.license, tier: "ultra", features: TIERS.ultra.features, max_machines: 999 };
+      }
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+    };
+    const proxied = new LicenseManager({
+      client: new LicenseClient({ baseUrl: server.url, fetch: proxyFetch, sleep: async () => {} }),
+      store,
+      machineId: () => MACHINE,
+      trustedKeys: server.trustedKeys,
+      now: () => clock,
+    });
+    const activation = await proxied.activate(KEYS.free);
+    expect(activation.activated && activation.state.license).toMatchObject({ tier: "free", max_machines: 3 });
+    const check = await proxied.check();
+    expect(check).toMatchObject({
+      mode: "online",
+      valid: true,
+      license: { tier: "free", features: TIERS.free.features },
+    });
+    expect((await store.read())?.license).toMatchObject({ tier: "free", max_machines: 3 });
+  });
+
+  it("a state without the time of its last check (deleted or garbled) forces an online check", async () => {
+    await manager().activate(KEYS.free);
+    const state = await store.read();
+    for (const last_checked_at of [null, "not-a-date"]) {
+      await store.write({ ...state!, last_checked_at });
+      expect(await manager(await deadUrl()).check()).toMatchObject({ valid: false, reason: "clock_rollback" });
+    }
+  });
+
+  it("offline entitlements come from the signed token, not from the state file", async () => {
+    await manager().activate(KEYS.free);
+    const state = await store.read();
+    await store.write({
+      ...state!,
+      license: { ...state!.license!, tier: "ultra", features: TIERS.ultra.features, max_machines: 20 },
+    });
+    const check = await manager(await deadUrl()).check();
+    expect(check).toMatchObject({
+      valid: true,
+      license: { tier: "free", features: TIERS.free.features, max_machines: 3 },
+    });
   });
 });

@@ -63,9 +63,9 @@ describe("getMachineId", () => {
     expect(getMachineId({ system, env: { FLOTILLA_MACHINE_KIND: "server" }, kind: "ci" })).toMatch(/^ci-/);
   });
 
-  it("can be overridden, and validates the override", () => {
-    expect(getMachineId({ system, env: { FLOTILLA_MACHINE_ID: "my-laptop" } })).toBe("my-laptop");
-    expect(getMachineId({ system, env: { FLOTILLA_MACHINE_ID: "env" }, override: "option" })).toBe("option");
+  it("can be overridden by the caller only (never by the environment), and validates the override", () => {
+    expect(getMachineId({ system, override: "option" })).toBe("option");
+    expect(getMachineId({ system, env: { FLOTILLA_MACHINE_ID: "my-laptop" } })).toBe(getMachineId({ system, env: {} }));
     expect(() => getMachineId({ override: "has spaces" })).toThrow(LicenseInputError);
   });
 

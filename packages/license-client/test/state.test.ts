@@ -15,18 +15,18 @@ afterEach(async () => {
 });
 
 const state: LicenseState = {
-  version: 1,
+  version: 2,
   server_url: "http://127.0.0.1:3000",
   license_key: "FLOT-AAAAA-BBBBB-CCCCC-DDDDD-EEEEE",
   machine_id: "desktop-abc",
   machine_name: "Laptop",
   token: "header.payload.signature",
-  public_key: { kid: "k1", alg: "EdDSA", jwk: { kty: "OKP", crv: "Ed25519", x: "abc" } },
   license: { tier: "free", status: "active", expires_at: null, features: TIERS.free.features, max_machines: 3 },
   machine: { display_id: "M-0001", is_primary: true },
   activated_at: "2025-03-01T12:00:00.000Z",
   last_validated_at: "2025-03-01T12:00:00.000Z",
   last_code: "VALID",
+  last_checked_at: "2025-03-01T12:00:00.000Z",
 };
 
 // POSIX permission bits do not exist on Windows; everything else runs everywhere.

@@ -3,6 +3,7 @@
  *   npm run admin -- signups export --format csv|json
  *   npm run admin -- subscribers export --format csv|json   (includes each subscriber's unsubscribe link)
  *   npm run admin -- license suspend|reactivate|expire <license-key>
+ *   npm run admin -- keys public     (the JWKS to pin into an SDK build: FLOTILLA_TRUSTED_KEYS)
  * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). With PGlite,
  * stop the server first: an embedded database has one owner at a time.
  */
@@ -12,6 +13,7 @@ import { loadOrCreateSecret } from "../lib/secrets";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
 import { LICENSE_CACHE_TTL_MS } from "../modules/licenses/license-cache";
 import { setLicenseStatus } from "../modules/licenses/queries";
+import { createLicenseSigner } from "../modules/licenses/signing";
 import { listSubscribers } from "../modules/newsletter/queries";
 import { unsubscribeToken } from "../modules/newsletter/service";
 import { listSignups } from "../modules/signup/queries";
@@ -19,7 +21,8 @@ import { listSignups } from "../modules/signup/queries";
 const USAGE = `Usage:
   admin signups export [--format csv|json]
   admin subscribers export [--format csv|json]
-  admin license suspend|reactivate|expire <license-key>`;
+  admin license suspend|reactivate|expire <license-key>
+  admin keys public`;
 
 const LICENSE_ACTIONS = { suspend: "suspended", reactivate: "active", expire: "expired" } as const;
 
@@ -38,6 +41,9 @@ async function changeLicenseStatus(action: string | undefined, key: string | und
       return 1;
     }
     console.log(`${row.licenseKey}: ${row.status}${row.expiresAt ? ` (expires ${row.expiresAt.toISOString()})` : ""}`);
+    if (status === "active" && row.expiresAt && row.expiresAt <= new Date()) {
+      console.error(`Its end date ${row.expiresAt.toISOString()} has passed: it still validates as EXPIRED.`);
+    }
     console.error(`Running servers see the change within ${LICENSE_CACHE_TTL_MS / 1000} s.`);
     return 0;
   } finally {
@@ -65,9 +71,19 @@ function option(args: string[], name: string, fallback: string): string {
   return at >= 0 && args[at + 1] ? args[at + 1]! : fallback;
 }
 
+/** The public half of the signing key, as the JWKS a publisher pins into its SDK build. */
+function publicKeys(): number {
+  const config = loadConfig();
+  const signer = createLicenseSigner({ pem: config.licenseSigningKey, dataDir: config.dataDir });
+  process.stdout.write(`${JSON.stringify({ keys: [signer.publicJwk] }, null, 2)}\n`);
+  console.error(`Build the SDK with it: FLOTILLA_TRUSTED_KEYS=<this file> npm run build -w @flotilla/license-client`);
+  return 0;
+}
+
 export async function main(args: string[]): Promise<number> {
   const [subject, verb] = args;
   if (subject === "license") return changeLicenseStatus(verb, args[2]);
+  if (subject === "keys" && verb === "public") return publicKeys();
   const format = option(args, "format", "csv");
   if (!["signups", "subscribers"].includes(subject ?? "") || verb !== "export" || !["csv", "json"].includes(format)) {
     console.error(USAGE);

@@ -84,7 +84,11 @@ export const sessions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }).notNull().defaultNow(),
+    /** However often it is used, the session ends here (SESSION_MAX_DAYS after sign-in). */
+    absoluteExpiresAt: timestamp("absolute_expires_at", { withTimezone: true }).notNull(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** SHA-256 of the sign-in cookie of the browser that started it: a token in an address only signs in there. */
+    browserHash: text("browser_hash"),
   },
   (table) => [
     uniqueIndex("sessions_token_hash_key").on(table.tokenHash),
@@ -104,6 +108,8 @@ export const loginTransactions = pgTable(
     codeVerifier: text("code_verifier").notNull(),
     nonce: text("nonce").notNull(),
     returnPath: text("return_path").notNull(),
+    /** SHA-256 of the sign-in cookie set when it started: the callback must come from the same browser. */
+    browserHash: text("browser_hash").notNull().default(""),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     consumedAt: timestamp("consumed_at", { withTimezone: true }),
@@ -158,8 +164,28 @@ export const machines = pgTable(
 );
 
 /**
- * Validation attempts rolled up per day × license key × machine × result code. Keyed by the key as
- * sent, so NOT_FOUND attempts are counted too. Analytics read this, never raw events.
+ * Machines the license's owner removed. A removed machine does not bind again on its own: its validations
+ * answer MACHINE_REMOVED until the owner allows it back (the row is deleted then).
+ */
+export const machineRemovals = pgTable(
+  "machine_removals",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    machineId: text("machine_id").notNull(),
+    displayId: text("display_id").notNull(),
+    machineName: text("machine_name"),
+    removedAt: timestamp("removed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex("machine_removals_license_machine_key").on(table.licenseId, table.machineId)],
+);
+
+/**
+ * Validation attempts rolled up per day × license key × machine × result code. Attempts with a key that
+ * matches no license are counted in one row per day and code (license_key and machine_id ''), so random
+ * keys cannot add rows. Analytics read this, never raw events.
  */
 export const validationRollups = pgTable(
   "validation_rollups",

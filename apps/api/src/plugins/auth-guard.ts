@@ -1,7 +1,8 @@
 /**
- * Bearer authentication for customer routes. `requireSession(auth)` as a route's onRequest hook answers
+ * Bearer authentication for customer routes. `requireSession(auth)` as a route's preValidation hook answers
  * 401 `{success:false,error}` for a missing, unknown, expired or revoked token, and otherwise puts the
- * session on `request.session`.
+ * session on `request.session`. Not onRequest: the rate limit (an onRequest hook added after the route's own)
+ * must count a request before the guard can answer it, or anonymous probes would never be limited.
  */
 import { AUTH_ERRORS } from "@flotilla/contracts/auth";
 import type { FastifyReply, FastifyRequest } from "fastify";

@@ -18,7 +18,7 @@ export async function devSignInOverHttp(base: string, identity: { email: string;
     }
     return response;
   };
-  const start = await fetch(`${base}/api/auth/google/url`, {
+  const start = await go("/api/auth/google/url", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ state: "/dashboard" }),
@@ -35,7 +35,7 @@ export async function devSignInOverHttp(base: string, identity: { email: string;
   for (let hops = 0; hops < 5; hops++) {
     const location = new URL(response.headers.get("location") ?? "", base);
     if (location.pathname === "/auth/callback") {
-      const callback = await fetch(`${base}/api/auth/google/callback`, {
+      const callback = await go("/api/auth/google/callback", {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ code: location.searchParams.get("code"), state: location.searchParams.get("state") }),

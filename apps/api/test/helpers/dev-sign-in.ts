@@ -8,6 +8,8 @@ export interface CallbackParams {
   code: string;
   state: string;
   authUrl: string;
+  /** The browser's sign-in cookie ("flotilla_signin=…"): the callback must carry it, as the browser would. */
+  cookie: string;
 }
 
 class CookieJar {
@@ -36,16 +38,18 @@ function pathOf(url: string, origin: string): string {
 /** Runs the browser side of a sign-in and returns what the callback page would receive. */
 export async function browseDevSignIn(
   app: FastifyInstance,
-  options: { email: string; name: string; returnPath?: string; origin?: string },
+  options: { email: string; name: string; returnPath?: string; origin?: string; cookie?: string },
 ): Promise<CallbackParams> {
   const origin = options.origin ?? "http://localhost:3000";
   const start = await app.inject({
     method: "POST",
     url: "/api/auth/google/url",
     payload: { redirectUrl: `${origin}/auth/callback`, ...(options.returnPath ? { state: options.returnPath } : {}) },
+    ...(options.cookie ? { headers: { cookie: options.cookie } } : {}),
   });
   if (start.statusCode !== 200) throw new Error(`start failed: ${start.statusCode} ${start.body}`);
   const authUrl: string = start.json().authUrl;
+  const signInCookie = signInCookieFrom(start) ?? options.cookie ?? "";
 
   const jar = new CookieJar();
   const host = new URL(origin).host;
@@ -82,7 +86,7 @@ export async function browseDevSignIn(
       const code = location.searchParams.get("code");
       const state = location.searchParams.get("state");
       if (!code || !state) throw new Error(`callback without code/state: ${location}`);
-      return { code, state, authUrl };
+      return { code, state, authUrl, cookie: signInCookie };
     }
     response = await app.inject({
       method: "GET",
@@ -94,13 +98,28 @@ export async function browseDevSignIn(
   throw new Error("too many redirects");
 }
 
+/** The "flotilla_signin=…" pair a sign-in start set, if any. */
+export function signInCookieFrom(response: LightMyRequestResponse): string | null {
+  const header = response.headers["set-cookie"];
+  for (const line of Array.isArray(header) ? header : header ? [header] : []) {
+    const pair = line.split(";")[0]!;
+    if (pair.startsWith("flotilla_signin=")) return pair;
+  }
+  return null;
+}
+
 /** A complete sign-in: returns the bearer token and the callback's answer. */
 export async function devSignIn(
   app: FastifyInstance,
   options: { email: string; name: string; returnPath?: string },
 ): Promise<{ token: string; customer: { id: string; email: string; name: string }; redirectTo: string }> {
-  const { code, state } = await browseDevSignIn(app, options);
-  const callback = await app.inject({ method: "POST", url: "/api/auth/google/callback", payload: { code, state } });
+  const { code, state, cookie } = await browseDevSignIn(app, options);
+  const callback = await app.inject({
+    method: "POST",
+    url: "/api/auth/google/callback",
+    payload: { code, state },
+    headers: { cookie },
+  });
   if (callback.statusCode !== 200) throw new Error(`callback failed: ${callback.statusCode} ${callback.body}`);
   return callback.json().data;
 }

@@ -46,7 +46,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimits: {
       signupPerMinute: 100_000,
       perMinute: 100_000,
-      authPerMinute: 100_000,
+      authFailuresPerMinute: 100_000,
+      accountPerMinute: 100_000,
       licensePerMinute: 100_000,
       licenseKeyPerMinute: 100_000,
     },

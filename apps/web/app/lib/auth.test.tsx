@@ -101,6 +101,28 @@ describe("auth context", () => {
     expect((init!.headers as Record<string, string>).Authorization).toBe("Bearer tok-1");
   });
 
+  it("sign out everywhere: asks the server first, then clears; if the server refuses, stays signed in", async () => {
+    const { result } = renderHook(() => useAuth(), { wrapper });
+    await waitFor(() => expect(result.current.loading).toBe(false));
+    act(() => result.current.login("tok-2", ADA));
+    fetchMock.mockResolvedValueOnce(json(401, { success: false, error: "expired" }));
+    await act(async () => {
+      await expect(result.current.logoutEverywhere()).rejects.toThrow();
+    });
+    expect(localStorage.getItem("auth_token")).toBe("tok-2");
+    expect(result.current.user).toEqual(ADA);
+
+    fetchMock.mockResolvedValueOnce(json(200, { success: true, message: "Signed out of 2 sessions", revoked: 2 }));
+    await act(async () => {
+      await result.current.logoutEverywhere();
+    });
+    expect(localStorage.getItem("auth_token")).toBeNull();
+    expect(result.current.user).toBeNull();
+    const [url, init] = fetchMock.mock.calls.at(-1)!;
+    expect(url).toBe("/api/auth/logout-all");
+    expect((init!.headers as Record<string, string>).Authorization).toBe("Bearer tok-2");
+  });
+
   it("renders children", () => {
     render(
       <AuthProvider>

@@ -17,6 +17,8 @@ export interface AuthContextValue {
   isAuthenticated: boolean;
   login(token: string, user: AuthUser): void;
   logout(): Promise<void>;
+  /** Ends every session of this account (other browsers and devices too); throws when the server did not. */
+  logoutEverywhere(): Promise<void>;
   updateUser(changes: Partial<AuthUser>): void;
 }
 
@@ -86,13 +88,24 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
+  const logoutEverywhere = useCallback(async () => {
+    const token = readStoredToken();
+    if (token) {
+      const { post } = await import("./http");
+      // Unlike logout, this one must reach the server: other sessions only end there.
+      await post("/api/auth/logout-all", undefined, { token });
+    }
+    clearStoredToken();
+    setUser(null);
+  }, []);
+
   const updateUser = useCallback((changes: Partial<AuthUser>) => {
     setUser((current) => (current ? { ...current, ...changes } : current));
   }, []);
 
   const value = useMemo<AuthContextValue>(
-    () => ({ user, loading, isAuthenticated: user !== null, login, logout, updateUser }),
-    [user, loading, login, logout, updateUser],
+    () => ({ user, loading, isAuthenticated: user !== null, login, logout, logoutEverywhere, updateUser }),
+    [user, loading, login, logout, logoutEverywhere, updateUser],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -10,6 +10,7 @@
 import { createHash, createHmac, generateKeyPairSync, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { EmailSchema } from "@flotilla/contracts/signup";
+import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "@flotilla/contracts/text";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import type { CustomFetch } from "openid-client";
@@ -31,16 +32,48 @@ function devSubject(email: string): string {
   return `dev-${createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32)}`;
 }
 
+/**
+ * Who signed in through the form, kept just long enough for the ID token to carry their claims (the sign-in
+ * takes seconds; the issuer's own sessions last an hour): entries expire after an hour and the map holds at
+ * most MAX_ACCOUNTS, dropping the oldest, so form posts cannot grow it without bound.
+ */
+export class DevAccounts {
+  private readonly entries = new Map<string, DevAccount & { expiresAt: number }>();
+  constructor(
+    private readonly ttlMs = 60 * 60 * 1000,
+    private readonly max = 10_000,
+  ) {}
+
+  set(id: string, account: DevAccount, now = Date.now()) {
+    this.entries.delete(id);
+    for (const [key, entry] of this.entries) {
+      if (entry.expiresAt > now && this.entries.size < this.max) break;
+      this.entries.delete(key);
+    }
+    this.entries.set(id, { ...account, expiresAt: now + this.ttlMs });
+  }
+
+  get(id: string, now = Date.now()): DevAccount | undefined {
+    const entry = this.entries.get(id);
+    if (!entry || entry.expiresAt <= now) return undefined;
+    return { email: entry.email, name: entry.name };
+  }
+
+  get size() {
+    return this.entries.size;
+  }
+}
+
 export async function mountDevelopmentIssuer(
   app: FastifyInstance,
-  options: { publicOrigin: string; secret: string; redirectUri: string },
+  options: { publicOrigin: string; secret: string; redirectUri: string; reason: "loopback" | "opt-in" },
 ): Promise<RelyingPartyOptions> {
   // Loaded only when used: a production configuration never imports the development issuer's library.
   const { default: Provider } = await import("oidc-provider");
   const issuer = `${options.publicOrigin}${DEV_ISSUER_PATH}`;
   const clientSecret = createHmac("sha256", options.secret).update("dev-issuer-client").digest("base64url");
   // Accounts only need to outlive one sign-in: the ID token carries the claims the service keeps.
-  const accounts = new Map<string, DevAccount>();
+  const accounts = new DevAccounts();
   const signingKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
 
   const configuration: Configuration = {
@@ -132,7 +165,7 @@ export async function mountDevelopmentIssuer(
     const page = (
       reply: FastifyReply,
       status: number,
-      props: Omit<Parameters<typeof renderDevSignInPage>[0], "styleNonce">,
+      props: Omit<Parameters<typeof renderDevSignInPage>[0], "styleNonce" | "reason">,
     ) => {
       const styleNonce = randomBytes(16).toString("base64");
       return reply
@@ -143,7 +176,7 @@ export async function mountDevelopmentIssuer(
           `default-src 'none'; style-src 'nonce-${styleNonce}'; form-action 'self' ${options.publicOrigin}; frame-ancestors 'none'; base-uri 'none'`,
         )
         .type("text/html; charset=utf-8")
-        .send(renderDevSignInPage({ ...props, styleNonce }));
+        .send(renderDevSignInPage({ ...props, styleNonce, reason: options.reason }));
     };
 
     scope.get<{ Params: { uid: string } }>(
@@ -174,6 +207,9 @@ export async function mountDevelopmentIssuer(
           return page(reply, 400, { action, email, name, error: emailCheck.error.issues[0]?.message });
         if (!name) return page(reply, 400, { action, email, name, error: "Name is required" });
         if (name.length > 100) return page(reply, 400, { action, email, name, error: "Name is too long" });
+        if (!isSafeDisplayText(name)) {
+          return page(reply, 400, { action, email, name, error: `Name ${UNSAFE_TEXT_MESSAGE}` });
+        }
 
         const accountId = devSubject(email);
         accounts.set(accountId, { email, name });

@@ -11,7 +11,16 @@ export interface SignInPageProps {
   email?: string;
   name?: string;
   error?: string;
+  /** Why the development sign-in runs on this server (config: loopback only, or DEV_SIGN_IN=true). */
+  reason: "loopback" | "opt-in";
 }
+
+const WHY: Record<SignInPageProps["reason"], string> = {
+  loopback:
+    "It is on because this server only listens on this machine (HOST and PUBLIC_ORIGIN are loopback addresses), so nobody else can reach it.",
+  "opt-in":
+    "It is on because DEV_SIGN_IN=true: anyone who can reach this server can sign in as anyone. Use it only on a network you trust.",
+};
 
 export function renderDevSignInPage(props: SignInPageProps): string {
   const error = props.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(props.error)}</p>` : "";
@@ -52,7 +61,7 @@ export function renderDevSignInPage(props: SignInPageProps): string {
     ${error}
     <button type="submit">Sign in</button>
   </form>
-  <p class="note">Never enabled in production: there the service requires GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET.</p>
+  <p class="note" id="why">${escapeHtml(WHY[props.reason])} Never enabled in production: there the service requires GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET.</p>
 </main>
 </body>
 </html>`;

@@ -3,6 +3,7 @@
  * nonce. The issuer is Google in production, or the in-process development issuer; discovery happens on
  * first use and is retried after a failure.
  */
+import { stripUnsafeText } from "@flotilla/contracts/text";
 import * as oidc from "openid-client";
 
 export interface SignInRequest {
@@ -28,8 +29,6 @@ export interface IdentityProvider {
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being refused.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being removed.
-const CONTROL_CHARACTERS_ALL = /[\u0000-\u001f\u007f]/g;
 
 /** The provider refused or the response failed verification: the client's fault, never a 5xx. */
 export class SignInRejected extends Error {}
@@ -115,7 +114,8 @@ export function createRelyingParty(options: RelyingPartyOptions): IdentityProvid
       if (!email || claims.email_verified === false) throw new SignInRejected("A verified email address is required");
       // PostgreSQL text cannot hold NUL (the insert would fail as a 500); no real address has control characters.
       if (CONTROL_CHARACTERS.test(email)) throw new SignInRejected("The email address has invalid characters");
-      const claimedName = typeof claims.name === "string" ? claims.name.replace(CONTROL_CHARACTERS_ALL, "").trim() : "";
+      // Names are shown in lists: no control, direction-changing or invisible characters, whatever the provider sends.
+      const claimedName = typeof claims.name === "string" ? stripUnsafeText(claims.name).trim() : "";
       const name = claimedName || email.split("@")[0]!;
       return {
         issuer: claims.iss,

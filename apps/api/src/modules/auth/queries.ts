@@ -1,5 +1,5 @@
 /** Every query of the sign-in module: customers, sessions and login transactions. */
-import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { customers, loginTransactions, sessions } from "../../db/schema";
 
@@ -7,19 +7,30 @@ export type CustomerRow = typeof customers.$inferSelect;
 
 export async function insertLoginTransaction(
   db: Database,
-  row: { stateHash: string; codeVerifier: string; nonce: string; returnPath: string; expiresAt: Date },
+  row: {
+    stateHash: string;
+    codeVerifier: string;
+    nonce: string;
+    returnPath: string;
+    browserHash: string;
+    expiresAt: Date;
+  },
 ) {
   await db.insert(loginTransactions).values(row);
 }
 
-/** Marks the transaction used and returns it — once. Unknown, expired or used states return nothing. */
-export async function consumeLoginTransaction(db: Database, stateHash: string, now: Date) {
+/**
+ * Marks the transaction used and returns it — once, and only for the browser that started it. Unknown, expired,
+ * used states and other browsers get nothing (and leave the transaction as it was).
+ */
+export async function consumeLoginTransaction(db: Database, stateHash: string, browserHash: string, now: Date) {
   const [row] = await db
     .update(loginTransactions)
     .set({ consumedAt: now })
     .where(
       and(
         eq(loginTransactions.stateHash, stateHash),
+        eq(loginTransactions.browserHash, browserHash),
         isNull(loginTransactions.consumedAt),
         gt(loginTransactions.expiresAt, now),
       ),
@@ -28,9 +39,19 @@ export async function consumeLoginTransaction(db: Database, stateHash: string, n
   return row ?? null;
 }
 
-/** Housekeeping: transactions are worthless an hour after they expire. */
-export async function deleteStaleLoginTransactions(db: Database, before: Date) {
-  await db.delete(loginTransactions).where(lt(loginTransactions.expiresAt, before));
+/** True when a live, unused transaction has this state (used to tell "another browser" from "unknown"). */
+export async function liveLoginTransactionExists(db: Database, stateHash: string, now: Date): Promise<boolean> {
+  const [row] = await db
+    .select({ id: loginTransactions.id })
+    .from(loginTransactions)
+    .where(
+      and(
+        eq(loginTransactions.stateHash, stateHash),
+        isNull(loginTransactions.consumedAt),
+        gt(loginTransactions.expiresAt, now),
+      ),
+    );
+  return Boolean(row);
 }
 
 export async function upsertCustomer(
@@ -61,21 +82,43 @@ export async function findCustomer(db: Database, id: string): Promise<CustomerRo
   return row ?? null;
 }
 
-export async function insertSession(
-  db: Database,
-  row: { tokenHash: string; customerId: string; expiresAt: Date },
-): Promise<void> {
+export interface NewSession {
+  tokenHash: string;
+  customerId: string;
+  expiresAt: Date;
+  absoluteExpiresAt: Date;
+  browserHash: string | null;
+}
+
+export async function insertSession(db: Database, row: NewSession): Promise<void> {
   await db.insert(sessions).values(row);
 }
 
-/** The live session for a token hash, with its customer: not revoked and not expired. */
+/** The live session for a token hash, with its customer: not revoked, not expired, within its absolute lifetime. */
 export async function findLiveSession(db: Database, tokenHash: string, now: Date) {
   const [row] = await db
     .select({ session: sessions, customer: customers })
     .from(sessions)
     .innerJoin(customers, eq(customers.id, sessions.customerId))
-    .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)));
+    .where(
+      and(
+        eq(sessions.tokenHash, tokenHash),
+        isNull(sessions.revokedAt),
+        gt(sessions.expiresAt, now),
+        gt(sessions.absoluteExpiresAt, now),
+      ),
+    );
   return row ?? null;
+}
+
+/** Sign out everywhere: revokes every live session of the customer; returns how many. */
+export async function revokeCustomerSessions(db: Database, customerId: string, now: Date): Promise<number> {
+  const rows = await db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(and(eq(sessions.customerId, customerId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id });
+  return rows.length;
 }
 
 /** Sliding expiry: a used session lives another full term. */
@@ -94,12 +137,7 @@ export async function revokeSession(db: Database, id: string, now: Date): Promis
 }
 
 /** Revokes the old session and creates its replacement atomically: a token is rotated at most once. */
-export async function rotateSession(
-  db: Database,
-  oldId: string,
-  replacement: { tokenHash: string; customerId: string; expiresAt: Date },
-  now: Date,
-): Promise<boolean> {
+export async function rotateSession(db: Database, oldId: string, replacement: NewSession, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
     const revoked = await tx
       .update(sessions)

@@ -1,31 +1,81 @@
+import { normalizeIP } from "@fastify/rate-limit";
 import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import {
+  AUTH_ERRORS,
   AuthUrlRequestSchema,
   AuthUrlResponseSchema,
   GoogleCallbackRequestSchema,
   GoogleCallbackResponseSchema,
+  LogoutEverywhereResponseSchema,
   LogoutResponseSchema,
   ProfileResponseSchema,
   RefreshResponseSchema,
   ValidateResponseSchema,
 } from "@flotilla/contracts/auth";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Config } from "../../config";
-import { requireSession, sessionOf } from "../../plugins/auth-guard";
+import { newOpaqueToken } from "../../lib/tokens";
+import { bearerToken, requireSession, sessionOf } from "../../plugins/auth-guard";
+import { failureLimit, keyedLimit } from "../../plugins/rate-limit";
 import { type AuthService, toCustomer } from "./service";
 
 const errors = { 400: ApiErrorSchema, 401: ApiErrorSchema, 429: ApiErrorSchema, 503: ApiErrorSchema };
 const bearer = [{ bearerAuth: [] }];
 
+/**
+ * The random value that ties a sign-in to the browser that started it (HttpOnly: no script can read it). Over
+ * https it is a `__Host-` cookie (Secure, this host only, Path=/): a sibling subdomain or a plain-http response
+ * cannot plant a value of the attacker's choosing, which would re-open login CSRF. Over http (development) it is
+ * scoped to /api/auth.
+ */
+export function signInCookie(secure: boolean) {
+  return secure
+    ? { name: "__Host-flotilla_signin", path: "/", secure: true }
+    : { name: "flotilla_signin", path: "/api/auth", secure: false };
+}
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
 export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthService; config: Config }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { auth } = deps;
-  // One budget per client address shared by every sign-in endpoint (a route-level limit would count each
-  // route apart). Validation and profile reads use the general per-route limit instead.
-  const authLimit = app.rateLimit({ max: deps.config.rateLimits.authPerMinute, timeWindow: "1 minute" });
+  const { auth, config } = deps;
+  const cookie = signInCookie(config.publicOrigin.startsWith("https:"));
+  const signInCookieOf = (request: FastifyRequest): string | null => {
+    const value = request.cookies[cookie.name];
+    return value && COOKIE_VALUE.test(value) ? value : null;
+  };
+
+  // What an attacker needs is failures: bad states, codes and tokens are budgeted per address (an office behind
+  // one address signs in as often as it likes); session operations are budgeted per account.
+  const failures = failureLimit(app, {
+    name: "auth-failures",
+    max: config.rateLimits.authFailuresPerMinute,
+    keyOf: (request) => normalizeIP(request.ip, 64),
+  });
+  const countFailure = failures.settle;
+  const perAccount = keyedLimit(app, {
+    name: "account",
+    max: config.rateLimits.accountPerMinute,
+    keyOf: (request) => request.session?.customer.id ?? null,
+  });
+  const perAddress = { rateLimit: { max: config.rateLimits.perMinute, timeWindow: 60_000 } };
+  // The POST and GET forms of "start a sign-in" share one budget: each start writes a login transaction.
+  const perAddressStarts = { rateLimit: { ...perAddress.rateLimit, groupId: "sign-in-start" } };
   const guard = requireSession(auth);
   app.decorateRequest("session", null);
+
+  /** Reuses this browser's sign-in cookie or sets a new one; returns its value. */
+  const browserSecret = (request: FastifyRequest, reply: FastifyReply): string => {
+    const secret = signInCookieOf(request) ?? newOpaqueToken();
+    reply.setCookie(cookie.name, secret, {
+      httpOnly: true,
+      sameSite: "lax",
+      secure: cookie.secure,
+      path: cookie.path,
+      maxAge: config.sessionMaxDays * 24 * 60 * 60,
+    });
+    return secret;
+  };
 
   api.post(
     "/api/auth/google/url",
@@ -34,13 +84,16 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
         tags: ["Sign-in"],
         summary: "Start a Google sign-in",
         description:
-          "Returns the identity provider's authorization URL. `state` is the path to return to after sign-in; it is sanitised to a same-origin path (else /dashboard) and kept server-side. The redirect URI is always the service's own /auth/callback.",
+          "Returns the identity provider's authorization URL and sets the HttpOnly sign-in cookie that binds this sign-in to this browser. `state` is the path to return to after sign-in; it is sanitised to a same-origin path (else /dashboard) and kept server-side. The redirect URI is always the service's own /auth/callback.",
         body: AuthUrlRequestSchema,
         response: { 200: AuthUrlResponseSchema, ...errors },
       },
-      onRequest: authLimit,
+      config: perAddressStarts,
     },
-    async (request) => ({ success: true as const, authUrl: await auth.start(request.body.state) }),
+    async (request, reply) => ({
+      success: true as const,
+      authUrl: await auth.start(request.body.state, browserSecret(request, reply)),
+    }),
   );
 
   api.get(
@@ -52,9 +105,12 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
         querystring: AuthUrlRequestSchema,
         response: { 200: AuthUrlResponseSchema, ...errors },
       },
-      onRequest: authLimit,
+      config: perAddressStarts,
     },
-    async (request) => ({ success: true as const, authUrl: await auth.start(request.query.state) }),
+    async (request, reply) => ({
+      success: true as const,
+      authUrl: await auth.start(request.query.state, browserSecret(request, reply)),
+    }),
   );
 
   api.post(
@@ -64,14 +120,21 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
         tags: ["Sign-in"],
         summary: "Finish a sign-in: exchange the code for a session",
         description:
-          "Consumes the single-use sign-in transaction named by `state`, exchanges `code` with PKCE and verifies the ID token (issuer, audience, nonce, signature). Returns a bearer token valid for 30 days of inactivity.",
+          "Consumes the single-use sign-in transaction named by `state` — only in the browser that started it (its sign-in cookie) — exchanges `code` with PKCE and verifies the ID token (issuer, audience, nonce, signature). Returns a bearer token valid for 30 days of inactivity, at most 90 days in all. Failed attempts are limited per client address (`RATE_LIMIT_AUTH_FAILURES_PER_MINUTE`).",
         body: GoogleCallbackRequestSchema,
         response: { 200: GoogleCallbackResponseSchema, ...errors },
       },
-      onRequest: authLimit,
+      config: perAddress,
+      onRequest: failures.guard,
+      onResponse: countFailure,
     },
     async (request, reply) => {
-      const result = await auth.complete(request.body.code, request.body.state, request.body.iss);
+      const result = await auth.complete(
+        request.body.code,
+        request.body.state,
+        signInCookieOf(request),
+        request.body.iss,
+      );
       reply.header("cache-control", "no-store");
       return {
         success: true as const,
@@ -85,6 +148,44 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
     },
   );
 
+  api.post(
+    "/api/auth/adopt",
+    {
+      schema: {
+        tags: ["Sign-in"],
+        summary: "Accept a session token found in an address (/auth/callback?token=…)",
+        description:
+          "Answers like GET /api/auth/validate, but only for a session that this browser started (its sign-in cookie): a link carrying someone else's token never signs a browser into their account.",
+        security: bearer,
+        response: { 200: ValidateResponseSchema, ...errors },
+      },
+      config: perAddress,
+      onRequest: failures.guard,
+      onResponse: countFailure,
+    },
+    async (request, reply) => {
+      const token = bearerToken(request);
+      const session = token ? await auth.authenticate(token) : null;
+      if (!session) {
+        return reply
+          .code(401)
+          .header("www-authenticate", `Bearer realm="api"${token ? ', error="invalid_token"' : ""}`)
+          .send(
+            token
+              ? { success: false, error: AUTH_ERRORS.invalidSession, code: "INVALID_SESSION" }
+              : { success: false, error: AUTH_ERRORS.missingToken, code: "UNAUTHENTICATED" },
+          );
+      }
+      if (!auth.startedIn(session, signInCookieOf(request))) {
+        return reply
+          .code(401)
+          .header("www-authenticate", 'Bearer realm="api", error="invalid_token"')
+          .send({ success: false, error: AUTH_ERRORS.tokenNotFromThisBrowser, code: "TOKEN_NOT_FROM_THIS_BROWSER" });
+      }
+      return { success: true as const, user: toCustomer(session.customer) };
+    },
+  );
+
   api.get(
     "/api/auth/validate",
     {
@@ -94,8 +195,8 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
         security: bearer,
         response: { 200: ValidateResponseSchema, ...errors },
       },
-      config: { rateLimit: { max: deps.config.rateLimits.perMinute, timeWindow: "1 minute" } },
-      onRequest: guard,
+      config: perAddress,
+      preValidation: guard,
     },
     async (request) => ({ success: true as const, user: toCustomer(sessionOf(request).customer) }),
   );
@@ -109,7 +210,11 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
         security: bearer,
         response: { 200: LogoutResponseSchema, ...errors },
       },
-      onRequest: [authLimit, guard],
+      config: perAddress,
+      onRequest: failures.guard,
+      preValidation: guard,
+      preHandler: perAccount,
+      onResponse: countFailure,
     },
     async (request) => {
       await auth.logout(sessionOf(request));
@@ -118,15 +223,44 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
   );
 
   api.post(
+    "/api/auth/logout-all",
+    {
+      schema: {
+        tags: ["Sign-in"],
+        summary: "Sign out everywhere: revoke every session of the signed-in customer",
+        security: bearer,
+        response: { 200: LogoutEverywhereResponseSchema, ...errors },
+      },
+      config: perAddress,
+      onRequest: failures.guard,
+      preValidation: guard,
+      preHandler: perAccount,
+      onResponse: countFailure,
+    },
+    async (request) => {
+      const revoked = await auth.logoutEverywhere(sessionOf(request));
+      return {
+        success: true as const,
+        message: `Signed out of ${revoked} session${revoked === 1 ? "" : "s"}`,
+        revoked,
+      };
+    },
+  );
+
+  api.post(
     "/api/auth/refresh",
     {
       schema: {
         tags: ["Sign-in"],
-        summary: "Rotate the bearer token (the old one is revoked)",
+        summary: "Rotate the bearer token (the old one is revoked; the session's absolute end does not move)",
         security: bearer,
         response: { 200: RefreshResponseSchema, ...errors },
       },
-      onRequest: [authLimit, guard],
+      config: perAddress,
+      onRequest: failures.guard,
+      preValidation: guard,
+      preHandler: perAccount,
+      onResponse: countFailure,
     },
     async (request, reply) => {
       const rotated = await auth.refresh(sessionOf(request));
@@ -144,8 +278,8 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
         security: bearer,
         response: { 200: ProfileResponseSchema, ...errors },
       },
-      config: { rateLimit: { max: deps.config.rateLimits.perMinute, timeWindow: "1 minute" } },
-      onRequest: guard,
+      config: perAddress,
+      preValidation: guard,
     },
     async (request) => {
       const { customer } = sessionOf(request);

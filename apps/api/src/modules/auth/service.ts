@@ -1,7 +1,8 @@
 /**
- * Sign-in rules: server-generated state, nonce and PKCE kept in a single-use login transaction; the
- * redirect URI built from the public origin; the return path sanitised; sessions as opaque tokens of
- * which only the SHA-256 is stored, with a sliding expiry.
+ * Sign-in rules: server-generated state, nonce and PKCE kept in a single-use login transaction bound to the
+ * browser that started it (a random HttpOnly cookie whose SHA-256 the transaction keeps); the redirect URI built
+ * from the public origin; the return path sanitised; sessions as opaque tokens of which only the SHA-256 is
+ * stored, with a sliding expiry inside an absolute lifetime.
  */
 import { AUTH_ERRORS, type Customer } from "@flotilla/contracts/auth";
 import { DEFAULT_RETURN_PATH, safeReturnPath } from "@flotilla/contracts/return-path";
@@ -21,6 +22,8 @@ export interface AuthenticatedSession {
   sessionId: string;
   customer: q.CustomerRow;
   expiresAt: Date;
+  absoluteExpiresAt: Date;
+  browserHash: string | null;
 }
 
 /**
@@ -40,7 +43,12 @@ export class AuthService {
   constructor(
     private readonly db: Database,
     private readonly idp: IdentityProvider,
-    private readonly options: { publicOrigin: string; sessionTtlDays: number; now?: () => Date },
+    private readonly options: {
+      publicOrigin: string;
+      sessionTtlDays: number;
+      sessionMaxDays: number;
+      now?: () => Date;
+    },
   ) {}
 
   private now() {
@@ -51,12 +59,16 @@ export class AuthService {
     return `${this.options.publicOrigin}/auth/callback`;
   }
 
-  private sessionExpiry(from: Date): Date {
-    return new Date(from.getTime() + this.options.sessionTtlDays * DAY_MS);
+  /** The sliding expiry from `from`, never past the session's absolute end. */
+  private sessionExpiry(from: Date, absoluteEnd: Date): Date {
+    return new Date(Math.min(from.getTime() + this.options.sessionTtlDays * DAY_MS, absoluteEnd.getTime()));
   }
 
-  /** Starts a sign-in: stores the transaction and returns the provider's authorization URL. */
-  async start(requestedReturnPath: string | undefined): Promise<string> {
+  /**
+   * Starts a sign-in for the browser holding `browserSecret` (the sign-in cookie): stores the transaction and
+   * returns the provider's authorization URL.
+   */
+  async start(requestedReturnPath: string | undefined, browserSecret: string): Promise<string> {
     const now = this.now();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -74,19 +86,28 @@ export class AuthService {
       codeVerifier,
       nonce,
       returnPath: serverReturnPath(requestedReturnPath),
+      browserHash: sha256Hex(browserSecret),
       expiresAt: new Date(now.getTime() + LOGIN_TRANSACTION_TTL_MS),
     });
-    // Cheap housekeeping instead of a scheduler: one in a hundred sign-ins sweeps stale transactions.
-    if (Math.random() < 0.01) await q.deleteStaleLoginTransactions(this.db, new Date(now.getTime() - DAY_MS));
     return authUrl;
   }
 
-  /** Finishes a sign-in: consumes the transaction, exchanges the code, upserts the customer, opens a session. */
-  async complete(code: string, state: string | undefined, iss?: string) {
+  /**
+   * Finishes a sign-in: consumes the transaction — only from the browser that started it — exchanges the code,
+   * upserts the customer and opens a session bound to that browser.
+   */
+  async complete(code: string, state: string | undefined, browserSecret: string | null, iss?: string) {
     if (!state) throw new HttpProblem(400, AUTH_ERRORS.invalidTransaction, "INVALID_STATE");
     const now = this.now();
-    const transaction = await q.consumeLoginTransaction(this.db, sha256Hex(state), now);
-    if (!transaction) throw new HttpProblem(400, AUTH_ERRORS.invalidTransaction, "INVALID_STATE");
+    const stateHash = sha256Hex(state);
+    const browserHash = browserSecret ? sha256Hex(browserSecret) : null;
+    const transaction = browserHash ? await q.consumeLoginTransaction(this.db, stateHash, browserHash, now) : null;
+    if (!transaction) {
+      if (await q.liveLoginTransactionExists(this.db, stateHash, now)) {
+        throw new HttpProblem(400, AUTH_ERRORS.otherBrowser, "BROWSER_MISMATCH");
+      }
+      throw new HttpProblem(400, AUTH_ERRORS.invalidTransaction, "INVALID_STATE");
+    }
 
     const callbackUrl = new URL(this.redirectUri);
     callbackUrl.searchParams.set("code", code);
@@ -109,38 +130,75 @@ export class AuthService {
 
     const customer = await q.upsertCustomer(this.db, identity, now);
     const token = newOpaqueToken();
-    const expiresAt = this.sessionExpiry(now);
-    await q.insertSession(this.db, { tokenHash: sha256Hex(token), customerId: customer.id, expiresAt });
+    const absoluteExpiresAt = new Date(now.getTime() + this.options.sessionMaxDays * DAY_MS);
+    const expiresAt = this.sessionExpiry(now, absoluteExpiresAt);
+    await q.insertSession(this.db, {
+      tokenHash: sha256Hex(token),
+      customerId: customer.id,
+      expiresAt,
+      absoluteExpiresAt,
+      browserHash: transaction.browserHash,
+    });
     return { token, customer: toCustomer(customer), redirectTo: transaction.returnPath, expiresAt };
   }
 
-  /** The live session behind a bearer token, or null. Extends the expiry (sliding) at most hourly. */
+  /**
+   * The live session behind a bearer token, or null. Extends the sliding expiry at most hourly, never past the
+   * absolute end.
+   */
   async authenticate(token: string): Promise<AuthenticatedSession | null> {
     if (token.length < 20 || token.length > 200) return null;
     const now = this.now();
     const found = await q.findLiveSession(this.db, sha256Hex(token), now);
     if (!found) return null;
-    let expiresAt = found.session.expiresAt;
-    if (now.getTime() - found.session.lastUsedAt.getTime() > SESSION_TOUCH_INTERVAL_MS) {
-      expiresAt = this.sessionExpiry(now);
-      await q.touchSession(this.db, found.session.id, now, expiresAt);
+    const { session } = found;
+    let expiresAt = session.expiresAt;
+    if (now.getTime() - session.lastUsedAt.getTime() > SESSION_TOUCH_INTERVAL_MS) {
+      expiresAt = this.sessionExpiry(now, session.absoluteExpiresAt);
+      await q.touchSession(this.db, session.id, now, expiresAt);
     }
-    return { sessionId: found.session.id, customer: found.customer, expiresAt };
+    return {
+      sessionId: session.id,
+      customer: found.customer,
+      expiresAt,
+      absoluteExpiresAt: session.absoluteExpiresAt,
+      browserHash: session.browserHash,
+    };
+  }
+
+  /**
+   * Whether this browser (its sign-in cookie) started the sign-in that created the session. A token found in an
+   * address (/auth/callback?token=…) signs a browser in only then: anything else would let a link sign the
+   * visitor into someone else's account.
+   */
+  startedIn(session: AuthenticatedSession, browserSecret: string | null): boolean {
+    return Boolean(browserSecret && session.browserHash && session.browserHash === sha256Hex(browserSecret));
   }
 
   async logout(session: AuthenticatedSession): Promise<void> {
     await q.revokeSession(this.db, session.sessionId, this.now());
   }
 
-  /** Issues a new token and revokes the old one; a token can be rotated only once. */
+  /** Revokes every session of the customer, this one included; returns how many were live. */
+  async logoutEverywhere(session: AuthenticatedSession): Promise<number> {
+    return q.revokeCustomerSessions(this.db, session.customer.id, this.now());
+  }
+
+  /** Issues a new token and revokes the old one; a token can be rotated only once, and never outlives the session. */
   async refresh(session: AuthenticatedSession) {
     const now = this.now();
     const token = newOpaqueToken();
-    const expiresAt = this.sessionExpiry(now);
+    const expiresAt = this.sessionExpiry(now, session.absoluteExpiresAt);
     const rotated = await q.rotateSession(
       this.db,
       session.sessionId,
-      { tokenHash: sha256Hex(token), customerId: session.customer.id, expiresAt },
+      {
+        tokenHash: sha256Hex(token),
+        customerId: session.customer.id,
+        expiresAt,
+        absoluteExpiresAt: session.absoluteExpiresAt,
+        browserHash: session.browserHash,
+      },
       now,
     );
     if (!rotated) throw new HttpProblem(401, AUTH_ERRORS.invalidSession, "INVALID_SESSION");

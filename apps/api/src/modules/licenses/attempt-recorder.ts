@@ -8,6 +8,11 @@ import type { Database } from "../../db/client";
 import { type AttemptIncrement, addValidationAttempts, touchLastSeen } from "./queries";
 
 export const ATTEMPT_FLUSH_INTERVAL_MS = 1_000;
+/**
+ * Distinct counters held in memory at most. Past it (a database outage that lasts, or a flood of machine ids),
+ * new counters are folded into their license's day-and-code total (machine "") instead of growing the map.
+ */
+export const MAX_PENDING_COUNTERS = 50_000;
 
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -22,10 +27,12 @@ export class AttemptRecorder {
   constructor(
     private readonly db: Database,
     private readonly onError: (error: unknown) => void,
+    private readonly intervalMs = ATTEMPT_FLUSH_INTERVAL_MS,
+    private readonly maxPending = MAX_PENDING_COUNTERS,
   ) {}
 
-  start(intervalMs = ATTEMPT_FLUSH_INTERVAL_MS) {
-    this.timer ??= setInterval(() => void this.flush(), intervalMs);
+  start() {
+    this.timer ??= setInterval(() => void this.flush(), this.intervalMs);
     this.timer.unref();
   }
 
@@ -34,14 +41,29 @@ export class AttemptRecorder {
   }
 
   private add(increment: AttemptIncrement) {
-    const id = `${increment.day}\u0000${increment.licenseKey}\u0000${increment.machineId}\u0000${increment.code}`;
-    const current = this.attempts.get(id);
+    const key = (machineId: string) =>
+      `${increment.day}\u0000${increment.licenseKey}\u0000${machineId}\u0000${increment.code}`;
+    let id = key(increment.machineId);
+    let current = this.attempts.get(id);
+    if (!current && this.attempts.size >= this.maxPending) {
+      id = key("");
+      current = this.attempts.get(id);
+      increment = { ...increment, machineId: "" };
+    }
     if (current) current.attempts += increment.attempts;
     else this.attempts.set(id, { ...increment });
   }
 
   seenMachine(licenseId: string, machineId: string, now: Date) {
-    this.seen.set(`${licenseId}\u0000${machineId}`, { licenseId, machineId, at: now });
+    const id = `${licenseId}\u0000${machineId}`;
+    // Past the cap only known entries move forward: a last-seen time is a convenience, not a count.
+    if (this.seen.size >= this.maxPending && !this.seen.has(id)) return;
+    this.seen.set(id, { licenseId, machineId, at: now });
+  }
+
+  /** How many distinct counters wait to be written (for metrics and tests). */
+  get pending(): number {
+    return this.attempts.size;
   }
 
   /** Writes what has been counted so far; concurrent calls are serialised. */

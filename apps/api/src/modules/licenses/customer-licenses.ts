@@ -1,7 +1,6 @@
 /** The customer API: dashboard figures, license creation, devices and analytics — all scoped to the owner. */
-import { LICENSE_ERRORS } from "@flotilla/contracts/licensing";
-import type { TierId } from "@flotilla/contracts/plans";
-import { TIERS } from "@flotilla/contracts/tiers";
+import { LICENSE_ERRORS, LICENSE_MESSAGES } from "@flotilla/contracts/licensing";
+import { tierById } from "@flotilla/contracts/tiers";
 import type { Database } from "../../db/client";
 import { HttpProblem } from "../../plugins/errors";
 import type { CustomerRow } from "../auth/queries";
@@ -12,6 +11,8 @@ import * as q from "./queries";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MOST_USED_FEATURES = 5;
+/** Devices listed in analytics, busiest first (a license has at most 20 bound, plus the removed ones). */
+const MAX_MACHINE_STATS = 100;
 
 function licenseView(row: q.LicenseRow, primaryMachine: string | null) {
   return {
@@ -48,7 +49,7 @@ export class CustomerLicenses {
     ]);
     const capacity = rows
       .filter((row) => row.license.status === "active")
-      .reduce((sum, row) => sum + (TIERS[row.license.tier as TierId]?.monthlyQuota ?? 0), 0);
+      .reduce((sum, row) => sum + (tierById(row.license.tier)?.monthlyQuota ?? 0), 0);
     return {
       customer: { name: customer.name, email: customer.email, avatar_url: customer.avatarUrl },
       licenses: rows.map((row) => licenseView(row.license, row.primaryMachine)),
@@ -62,7 +63,7 @@ export class CustomerLicenses {
   }
 
   async create(customer: CustomerRow, tierName: string) {
-    const tier = TIERS[tierName.toLowerCase() as TierId];
+    const tier = tierById(tierName.toLowerCase());
     if (!tier) throw new HttpProblem(400, LICENSE_ERRORS.unknownTier, "UNKNOWN_TIER");
     if (!tier.available) throw new HttpProblem(400, LICENSE_ERRORS.tierUnavailable, "TIER_UNAVAILABLE");
     const licenseKey = generateLicenseKey();
@@ -88,7 +89,10 @@ export class CustomerLicenses {
   async machines(customer: CustomerRow, licenseKey: string) {
     const license = await this.owned(customer, licenseKey);
     await this.flushCounters();
-    const rows = await q.machinesOf(this.db, license.id);
+    const [rows, removed] = await Promise.all([
+      q.machinesOf(this.db, license.id),
+      q.removedMachinesOf(this.db, license.id),
+    ]);
     return {
       current_count: rows.length,
       max_machines: license.maxMachines,
@@ -101,6 +105,12 @@ export class CustomerLicenses {
         bound_at: row.boundAt.toISOString(),
         last_seen: row.lastSeen?.toISOString() ?? null,
       })),
+      removed_machines: removed.map((row) => ({
+        machine_id: row.machineId,
+        display_id: row.displayId,
+        machine_name: row.machineName,
+        removed_at: row.removedAt.toISOString(),
+      })),
     };
   }
 
@@ -109,6 +119,9 @@ export class CustomerLicenses {
     await this.flushCounters();
     const since = utcDay(new Date(Date.now() - (days - 1) * DAY_MS));
     const stats = await q.validationStats(this.db, license.licenseKey, since);
+    // Refused attempts from machines the license does not know are counted together (machine ""): in the totals,
+    // not listed as a device.
+    const devices = stats.filter((row) => row.machineId !== "");
     const summary = stats.reduce(
       (acc, row) => ({
         total_attempts: acc.total_attempts + row.total,
@@ -120,7 +133,7 @@ export class CustomerLicenses {
     return {
       days,
       summary,
-      machine_stats: stats.map((row) => ({
+      machine_stats: devices.slice(0, MAX_MACHINE_STATS).map((row) => ({
         machine_id: displayIdFor(row.machineId),
         total_attempts: row.total,
         successful_attempts: row.successful,
@@ -131,10 +144,20 @@ export class CustomerLicenses {
 
   async removeMachine(customer: CustomerRow, licenseKey: string, machineId: string) {
     const license = await this.owned(customer, licenseKey);
-    const outcome = await q.removeMachine(this.db, license.id, machineId);
+    const outcome = await q.removeMachine(this.db, license.id, machineId, new Date());
     if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
     if (outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
     this.cache.invalidate(license.licenseKey);
-    return "Device removed. It can be activated again from the app while a slot is free.";
+    return LICENSE_MESSAGES.machineRemoved;
+  }
+
+  /** Lets a removed device bind again: it is re-activated on its next validation while a slot is free. */
+  async restoreMachine(customer: CustomerRow, licenseKey: string, machineId: string) {
+    const license = await this.owned(customer, licenseKey);
+    if (!(await q.restoreMachine(this.db, license.id, machineId))) {
+      throw new HttpProblem(404, LICENSE_ERRORS.removedMachineNotFound, "NOT_FOUND");
+    }
+    this.cache.invalidate(license.licenseKey);
+    return LICENSE_MESSAGES.machineRestored;
   }
 }

@@ -1,11 +1,17 @@
 /**
  * The desktop app's licensing API: validate (bind a machine when a slot is free, sign an offline token)
- * and usage reports. Checks run in a fixed order: NOT_FOUND, SUSPENDED, EXPIRED, TOO_MANY_MACHINES.
+ * and usage reports. Checks run in a fixed order: NOT_FOUND, SUSPENDED, EXPIRED, MACHINE_REMOVED,
+ * TOO_MANY_MACHINES.
+ *
+ * Validation is naturally idempotent (decide from the current state, record the attempt), so it never replays
+ * a stored answer: a repeated request after a suspension or a removal learns about it. Usage reports are not
+ * idempotent by nature; with an Idempotency-Key a retry within 24 h gets the first answer and counts once.
  */
 import { createHash } from "node:crypto";
 import type { UsageRequest, ValidateRequest } from "@flotilla/contracts/licensing";
 import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode } from "@flotilla/contracts/tiers";
 import type { Database } from "../../db/client";
+import { RETENTION } from "../../jobs/retention";
 import { HttpProblem } from "../../plugins/errors";
 import { AttemptRecorder, utcDay } from "./attempt-recorder";
 import { displayIdFor, normalizeLicenseKey } from "./keys";
@@ -28,10 +34,11 @@ export interface ValidateResult {
   token: string | null;
 }
 
-export interface IdempotentAnswer<T> {
-  statusCode: number;
-  body: T;
-}
+/**
+ * Attempts with a key that matches no license share one counter row per day and code; attempts from machines a
+ * license does not know (refused ones) share one row per license, day and code. Only what was issued can add rows.
+ */
+export const UNKNOWN = "";
 
 function requestHash(body: unknown): string {
   return createHash("sha256").update(JSON.stringify(body)).digest("hex");
@@ -49,8 +56,9 @@ export class LicensingService {
     private readonly db: Database,
     private readonly signer: LicenseSigner,
     onError: (error: unknown) => void,
+    flushIntervalMs?: number,
   ) {
-    this.recorder = new AttemptRecorder(db, onError);
+    this.recorder = new AttemptRecorder(db, onError, flushIntervalMs);
   }
 
   private async state(licenseKey: string): Promise<q.LicenseState | null> {
@@ -71,8 +79,9 @@ export class LicensingService {
     const now = new Date();
     const licenseKey = normalizeLicenseKey(input.license_key);
     const machineId = input.machine_id.trim();
-    const result = await this.evaluate(licenseKey, machineId, input, now);
-    this.recorder.record(licenseKey, machineId, result.code, now);
+    const { result, knownMachine } = await this.evaluate(licenseKey, machineId, input, now);
+    if (result.code === "NOT_FOUND") this.recorder.record(UNKNOWN, UNKNOWN, result.code, now);
+    else this.recorder.record(licenseKey, knownMachine ? machineId : UNKNOWN, result.code, now);
     return result;
   }
 
@@ -81,23 +90,28 @@ export class LicensingService {
     machineId: string,
     input: ValidateRequest,
     now: Date,
-  ): Promise<ValidateResult> {
-    const failure = (code: LicenseCode, license: q.LicenseRow | null): ValidateResult => ({
-      valid: false,
-      code,
-      message: LICENSE_CODE_MESSAGES[code],
-      license: license ? this.describe(license) : null,
-      machine: null,
-      token: null,
+  ): Promise<{ result: ValidateResult; knownMachine: boolean }> {
+    const failure = (code: LicenseCode, license: q.LicenseRow | null, knownMachine = false) => ({
+      knownMachine,
+      result: {
+        valid: false,
+        code,
+        message: LICENSE_CODE_MESSAGES[code],
+        license: license ? this.describe(license) : null,
+        machine: null,
+        token: null,
+      } satisfies ValidateResult,
     });
 
     const state = await this.state(licenseKey);
     if (!state) return failure("NOT_FOUND", null);
+    const known = state.machines.has(machineId) || state.removed.has(machineId);
     const blocked = this.codeFor(state.license, now);
-    if (blocked) return failure(blocked, state.license);
+    if (blocked) return failure(blocked, state.license, known);
 
     let isPrimary = state.machines.get(machineId);
     if (isPrimary === undefined) {
+      if (state.removed.has(machineId)) return failure("MACHINE_REMOVED", state.license, true);
       const outcome = await q.bindMachine(
         this.db,
         state.license.id,
@@ -111,12 +125,20 @@ export class LicensingService {
         now,
       );
       this.cache.invalidate(licenseKey);
-      if (!outcome.bound) return failure("TOO_MANY_MACHINES", state.license);
+      if (!outcome.bound) {
+        return outcome.reason === "removed"
+          ? failure("MACHINE_REMOVED", state.license, true)
+          : failure("TOO_MANY_MACHINES", state.license);
+      }
       isPrimary = outcome.isPrimary;
     }
     this.recorder.seenMachine(state.license.id, machineId, now);
 
     const license = this.describe(state.license);
+    // The token never outlives the license: a license ending in an hour gets an hour offline, not a week.
+    const untilEnd = state.license.expiresAt
+      ? Math.floor((state.license.expiresAt.getTime() - now.getTime()) / 1000)
+      : Number.POSITIVE_INFINITY;
     const token = await this.signer.sign(
       {
         lic: licenseKey,
@@ -125,17 +147,22 @@ export class LicensingService {
         status: license.status,
         features: license.features,
         max_machines: license.max_machines,
+        // Everything the app decides from is signed: it never trusts the unsigned `license` beside the token.
+        license_expires_at: license.expires_at,
       },
       state.license.id,
-      CLIENT_CONFIGURATION.offlineGraceSeconds,
+      Math.max(1, Math.min(CLIENT_CONFIGURATION.offlineGraceSeconds, untilEnd)),
     );
     return {
-      valid: true,
-      code: "VALID",
-      message: LICENSE_CODE_MESSAGES.VALID,
-      license,
-      machine: { display_id: displayIdFor(machineId), is_primary: isPrimary },
-      token,
+      knownMachine: true,
+      result: {
+        valid: true,
+        code: "VALID",
+        message: LICENSE_CODE_MESSAGES.VALID,
+        license,
+        machine: { display_id: displayIdFor(machineId), is_primary: isPrimary },
+        token,
+      },
     };
   }
 
@@ -149,8 +176,15 @@ export class LicensingService {
     };
   }
 
-  /** Records a usage report durably before answering; an unknown, blocked or unbound license is refused. */
-  async reportUsage(input: UsageRequest, idempotencyKey: string | undefined) {
+  /**
+   * Records a usage report durably before answering; an unknown, blocked or unbound license is refused. With an
+   * Idempotency-Key, a repeat of the same report within 24 h answers as the first did and is not counted again;
+   * the key reused for a different report is a 422.
+   */
+  async reportUsage(
+    input: UsageRequest,
+    idempotencyKey: string | undefined,
+  ): Promise<{ recorded: number; current_month_executions: number }> {
     const now = new Date();
     const licenseKey = normalizeLicenseKey(input.license_key);
     const machineId = input.machine_id.trim();
@@ -163,6 +197,9 @@ export class LicensingService {
       // The cache may predate a bind made by another instance: check the database before refusing.
       const fresh = await q.loadLicenseState(this.db, licenseKey);
       this.cache.set(licenseKey, fresh);
+      if (fresh?.removed.has(machineId)) {
+        throw new HttpProblem(403, LICENSE_CODE_MESSAGES.MACHINE_REMOVED, "MACHINE_REMOVED");
+      }
       if (!fresh?.machines.has(machineId)) {
         throw new HttpProblem(
           403,
@@ -172,77 +209,44 @@ export class LicensingService {
       }
     }
     const licenseId = state.license.id;
-    const body = this.normalizedUsageBody(input);
+    const scope = `usage:${licenseKey}`;
+    const hash = requestHash({ ...input, license_key: licenseKey, machine_id: machineId, feature });
+    const expiredBefore = new Date(now.getTime() - RETENTION.idempotencyKeyMs);
 
-    return this.db.transaction(async (tx) => {
+    const outcome = await this.db.transaction(async (tx) => {
       if (idempotencyKey) {
-        const claimed = await q.claimIdempotencyKey(tx, {
-          scope: `usage:${licenseKey}`,
-          key: idempotencyKey,
-          requestHash: requestHash(body),
-          statusCode: 200,
-          response: {},
-        });
-        if (!claimed) return { replayed: true as const };
+        const claimed = await q.claimIdempotencyKey(
+          tx,
+          { scope, key: idempotencyKey, requestHash: hash, statusCode: 200, response: {} },
+          now,
+          expiredBefore,
+        );
+        if (!claimed) return null;
       }
       await q.recordUsage(tx, { licenseId, machineId, feature, executions: input.executions, day: utcDay(now) });
       const month = await q.executionsSince(tx, [licenseId], monthStart(now));
       const answer = { recorded: input.executions, current_month_executions: month };
-      if (idempotencyKey) {
-        await q.storeIdempotentResponse(tx, `usage:${licenseKey}`, idempotencyKey, answer);
-      }
-      return { replayed: false as const, answer };
+      if (idempotencyKey) await q.storeIdempotentResponse(tx, scope, idempotencyKey, answer);
+      return answer;
     });
-  }
+    if (outcome) return outcome;
 
-  /**
-   * Validate with an Idempotency-Key: a repeat of the same request gets the stored answer and is not
-   * counted again; the key reused for a different request is a 422.
-   */
-  async validateIdempotent(input: ValidateRequest, idempotencyKey: string): Promise<ValidateResult> {
-    const scope = `validate:${normalizeLicenseKey(input.license_key)}`;
-    const stored = await q.findIdempotentAnswer(this.db, scope, idempotencyKey);
-    if (stored) return (await this.replayedAnswer(scope, idempotencyKey, input)) as ValidateResult;
-    const result = await this.validate(input);
-    await q.saveIdempotentAnswer(this.db, {
-      scope,
-      key: idempotencyKey,
-      requestHash: requestHash(input),
-      statusCode: 200,
-      response: result,
-    });
-    return result;
-  }
-
-  /** The stored answer for a replayed Idempotency-Key, or a 422 when the key was used for another request. */
-  async replayedAnswer(scope: string, key: string, body: unknown) {
-    const stored = await q.findIdempotentAnswer(this.db, scope, key);
-    if (!stored)
+    // The key is held by an earlier request: replay its answer, or refuse a different report under it.
+    const stored = await q.findIdempotentAnswer(this.db, scope, idempotencyKey!, expiredBefore);
+    if (!stored) {
       throw new HttpProblem(
         409,
         "A request with this Idempotency-Key is still being processed.",
         "IDEMPOTENCY_IN_PROGRESS",
       );
-    if (stored.requestHash !== requestHash(body)) {
+    }
+    if (stored.requestHash !== hash) {
       throw new HttpProblem(
         422,
         "This Idempotency-Key was already used for a different request.",
         "IDEMPOTENCY_KEY_REUSED",
       );
     }
-    return stored.response;
-  }
-
-  usageScope(licenseKey: string) {
-    return `usage:${normalizeLicenseKey(licenseKey)}`;
-  }
-
-  normalizedUsageBody(input: UsageRequest) {
-    return {
-      ...input,
-      license_key: normalizeLicenseKey(input.license_key),
-      machine_id: input.machine_id.trim(),
-      feature: input.feature ?? "",
-    };
+    return stored.response as { recorded: number; current_month_executions: number };
   }
 }

@@ -1,8 +1,16 @@
 /** Every query of the licensing module. */
 import type { TierFeatures } from "@flotilla/contracts/tiers";
-import { and, asc, desc, eq, gte, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { idempotencyKeys, licenses, machines, usageReports, usageRollups, validationRollups } from "../../db/schema";
+import {
+  idempotencyKeys,
+  licenses,
+  machineRemovals,
+  machines,
+  usageReports,
+  usageRollups,
+  validationRollups,
+} from "../../db/schema";
 
 export type LicenseRow = typeof licenses.$inferSelect;
 export type MachineRow = typeof machines.$inferSelect;
@@ -11,6 +19,8 @@ export interface LicenseState {
   license: LicenseRow;
   /** machine_id → is_primary */
   machines: Map<string, boolean>;
+  /** Machines the owner removed: they do not bind again until allowed back. */
+  removed: Set<string>;
 }
 
 export async function loadLicenseState(db: Database, licenseKey: string): Promise<LicenseState | null> {
@@ -23,10 +33,14 @@ export async function loadLicenseState(db: Database, licenseKey: string): Promis
   if (!first) return null;
   const bound = new Map<string, boolean>();
   for (const row of rows) if (row.machineId !== null) bound.set(row.machineId, row.isPrimary ?? false);
-  return { license: first.license, machines: bound };
+  const removed = await db
+    .select({ machineId: machineRemovals.machineId })
+    .from(machineRemovals)
+    .where(eq(machineRemovals.licenseId, first.license.id));
+  return { license: first.license, machines: bound, removed: new Set(removed.map((row) => row.machineId)) };
 }
 
-export type BindOutcome = { bound: true; isPrimary: boolean } | { bound: false };
+export type BindOutcome = { bound: true; isPrimary: boolean } | { bound: false; reason: "full" | "removed" };
 
 /**
  * Binds a machine unless the license is full. The license row is locked for the transaction, so
@@ -44,14 +58,20 @@ export async function bindMachine(
       .from(licenses)
       .where(eq(licenses.id, licenseId))
       .for("update");
-    if (!locked) return { bound: false };
+    if (!locked) return { bound: false, reason: "full" };
     const existing = await tx
       .select({ machineId: machines.machineId, isPrimary: machines.isPrimary })
       .from(machines)
       .where(eq(machines.licenseId, licenseId));
     const already = existing.find((row) => row.machineId === machine.machineId);
     if (already) return { bound: true, isPrimary: already.isPrimary };
-    if (existing.length >= locked.maxMachines) return { bound: false };
+    // Removal and binding both lock the license row: a removal that committed first is always seen here.
+    const [removed] = await tx
+      .select({ id: machineRemovals.id })
+      .from(machineRemovals)
+      .where(and(eq(machineRemovals.licenseId, licenseId), eq(machineRemovals.machineId, machine.machineId)));
+    if (removed) return { bound: false, reason: "removed" };
+    if (existing.length >= locked.maxMachines) return { bound: false, reason: "full" };
     const isPrimary = existing.length === 0;
     await tx.insert(machines).values({
       licenseId,
@@ -106,8 +126,16 @@ export async function machinesOf(db: Database, licenseId: string): Promise<Machi
 
 export type RemoveOutcome = "removed" | "not-found" | "last-machine";
 
-/** Removes a machine (never the last one); when the primary goes, the oldest remaining becomes primary. */
-export async function removeMachine(db: Database, licenseId: string, machineId: string): Promise<RemoveOutcome> {
+/**
+ * Removes a machine (never the last one) and remembers the removal, so that the machine does not bind again on
+ * its own; when the primary goes, the oldest remaining becomes primary.
+ */
+export async function removeMachine(
+  db: Database,
+  licenseId: string,
+  machineId: string,
+  now: Date,
+): Promise<RemoveOutcome> {
   return db.transaction(async (tx) => {
     await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
     const bound = await tx
@@ -119,6 +147,19 @@ export async function removeMachine(db: Database, licenseId: string, machineId: 
     if (!target) return "not-found";
     if (bound.length <= 1) return "last-machine";
     await tx.delete(machines).where(eq(machines.id, target.id));
+    await tx
+      .insert(machineRemovals)
+      .values({
+        licenseId,
+        machineId: target.machineId,
+        displayId: target.displayId,
+        machineName: target.machineName,
+        removedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: [machineRemovals.licenseId, machineRemovals.machineId],
+        set: { removedAt: now },
+      });
     if (target.isPrimary) {
       const next = bound.find((row) => row.id !== target.id);
       if (next) await tx.update(machines).set({ isPrimary: true }).where(eq(machines.id, next.id));
@@ -127,6 +168,27 @@ export async function removeMachine(db: Database, licenseId: string, machineId: 
   });
 }
 
+/** The owner lets a removed machine bind again (on its next validation, while a slot is free). */
+export async function restoreMachine(db: Database, licenseId: string, machineId: string): Promise<boolean> {
+  const rows = await db
+    .delete(machineRemovals)
+    .where(and(eq(machineRemovals.licenseId, licenseId), eq(machineRemovals.machineId, machineId)))
+    .returning({ id: machineRemovals.id });
+  return rows.length === 1;
+}
+
+export async function removedMachinesOf(db: Database, licenseId: string) {
+  return db
+    .select()
+    .from(machineRemovals)
+    .where(eq(machineRemovals.licenseId, licenseId))
+    .orderBy(desc(machineRemovals.removedAt));
+}
+
+/**
+ * Changes a license's status and nothing else: the expiry date is a separate fact (a reactivated license keeps
+ * the end date it was sold with; an expired status needs no date).
+ */
 export async function setLicenseStatus(
   db: Database,
   licenseKey: string,
@@ -135,12 +197,7 @@ export async function setLicenseStatus(
 ): Promise<LicenseRow | null> {
   const [row] = await db
     .update(licenses)
-    .set({
-      status,
-      updatedAt: now,
-      ...(status === "expired" ? { expiresAt: now } : {}),
-      ...(status === "active" ? { expiresAt: null } : {}),
-    })
+    .set({ status, updatedAt: now })
     .where(eq(licenses.licenseKey, licenseKey))
     .returning();
   return row ?? null;
@@ -156,7 +213,23 @@ export interface AttemptIncrement {
   attempts: number;
 }
 
+/**
+ * Rows per statement for batch writes: PostgreSQL takes at most 65,535 parameters per statement, and a flush after
+ * an outage can hold far more rows than fit in one.
+ */
+export const WRITE_CHUNK_ROWS = 1_000;
+
+function chunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < rows.length; at += WRITE_CHUNK_ROWS) out.push(rows.slice(at, at + WRITE_CHUNK_ROWS));
+  return out;
+}
+
 export async function addValidationAttempts(db: Database, rows: AttemptIncrement[]): Promise<void> {
+  for (const chunk of chunks(rows)) await addValidationAttemptChunk(db, chunk);
+}
+
+async function addValidationAttemptChunk(db: Database, rows: AttemptIncrement[]): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insert(validationRollups)
@@ -172,8 +245,12 @@ export async function addValidationAttempts(db: Database, rows: AttemptIncrement
     });
 }
 
-/** Last-seen times for machines and licenses, written in one statement each. */
+/** Last-seen times for machines and licenses, written in one statement each per chunk. */
 export async function touchLastSeen(db: Database, seen: { licenseId: string; machineId: string; at: Date }[]) {
+  for (const chunk of chunks(seen)) await touchLastSeenChunk(db, chunk);
+}
+
+async function touchLastSeenChunk(db: Database, seen: { licenseId: string; machineId: string; at: Date }[]) {
   if (seen.length === 0) return;
   const values = sql.join(
     seen.map((row) => sql`(${row.licenseId}::uuid, ${row.machineId}, ${row.at.toISOString()}::timestamptz)`),
@@ -258,23 +335,39 @@ export async function validationStats(db: Database, licenseKey: string, since: s
 
 // ── Idempotency ───────────────────────────────────────────────────────────────────────────────────
 
-export async function findIdempotentAnswer(db: Database, scope: string, key: string) {
+/** The live answer stored for a key (younger than `expiredBefore` is not), or null. */
+export async function findIdempotentAnswer(db: Database, scope: string, key: string, expiredBefore: Date) {
   const [row] = await db
     .select()
     .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
+    .where(
+      and(
+        eq(idempotencyKeys.scope, scope),
+        eq(idempotencyKeys.key, key),
+        gte(idempotencyKeys.createdAt, expiredBefore),
+      ),
+    );
   return row ?? null;
 }
 
-/** Claims the key inside the caller's transaction; false when another request already holds it. */
+/**
+ * Claims the key inside the caller's transaction; false when another request holds it and it is still live.
+ * A key older than `expiredBefore` is free again (retention deletes it later): it never replays after that.
+ */
 export async function claimIdempotencyKey(
   tx: Database,
   row: { scope: string; key: string; requestHash: string; statusCode: number; response: unknown },
+  now: Date,
+  expiredBefore: Date,
 ): Promise<boolean> {
   const inserted = await tx
     .insert(idempotencyKeys)
-    .values(row)
-    .onConflictDoNothing()
+    .values({ ...row, createdAt: now })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.scope, idempotencyKeys.key],
+      set: { requestHash: row.requestHash, statusCode: row.statusCode, response: row.response, createdAt: now },
+      setWhere: lt(idempotencyKeys.createdAt, expiredBefore),
+    })
     .returning({ key: idempotencyKeys.key });
   return inserted.length === 1;
 }
@@ -284,11 +377,4 @@ export async function storeIdempotentResponse(tx: Database, scope: string, key: 
     .update(idempotencyKeys)
     .set({ response })
     .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
-}
-
-export async function saveIdempotentAnswer(
-  db: Database,
-  row: { scope: string; key: string; requestHash: string; statusCode: number; response: unknown },
-) {
-  await db.insert(idempotencyKeys).values(row).onConflictDoNothing();
 }

@@ -14,11 +14,12 @@ import {
   ValidateRequestSchema,
 } from "@flotilla/contracts/licensing";
 import { CLIENT_CONFIGURATION, TIERS } from "@flotilla/contracts/tiers";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Config } from "../../config";
 import { requireSession, sessionOf } from "../../plugins/auth-guard";
+import { keyedLimit } from "../../plugins/rate-limit";
 import type { AuthService } from "../auth/service";
 import type { CustomerLicenses } from "./customer-licenses";
 import { normalizeLicenseKey } from "./keys";
@@ -27,6 +28,10 @@ import type { LicensingService } from "./licensing-service";
 import type { LicenseSigner } from "./signing";
 
 const IdempotencyHeaders = z.object({ "idempotency-key": z.string().min(8).max(128).optional() });
+const licenseKeyOf = (body: unknown) => {
+  const key = (body as { license_key?: unknown } | undefined)?.license_key;
+  return typeof key === "string" ? normalizeLicenseKey(key) : null;
+};
 const errors = {
   400: ApiErrorSchema,
   401: ApiErrorSchema,
@@ -52,14 +57,12 @@ export function registerLicensingRoutes(
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { licensing, customers, config } = deps;
   const perAddress = { max: config.rateLimits.licensePerMinute, timeWindow: "1 minute" };
-  // Runs after the body is parsed, so the budget follows the license key whichever address calls.
-  const perKey = app.rateLimit({
+  // Runs after the body is validated, so the budget follows the license key whichever address calls; the
+  // per-address limit (config.rateLimit) runs first and both hold.
+  const perKey = keyedLimit(app, {
+    name: "license-key",
     max: config.rateLimits.licenseKeyPerMinute,
-    timeWindow: "1 minute",
-    keyGenerator: (request: FastifyRequest) => {
-      const key = (request.body as { license_key?: unknown } | undefined)?.license_key;
-      return `license:${typeof key === "string" ? normalizeLicenseKey(key) : "-"}`;
-    },
+    keyOf: (request) => licenseKeyOf(request.body),
   });
 
   api.post(
@@ -69,19 +72,14 @@ export function registerLicensingRoutes(
         tags: ["Licensing"],
         summary: "Validate a license on a machine (binds the machine when a slot is free)",
         description:
-          "Codes are checked in this order: NOT_FOUND, SUSPENDED, EXPIRED, TOO_MANY_MACHINES. A valid answer carries an Ed25519-signed token (EdDSA JWT) that the app verifies offline with GET /api/license/public-key until it expires (the offline grace period). Send an Idempotency-Key to make retries safe.",
-        headers: IdempotencyHeaders,
+          "Codes are checked in this order: NOT_FOUND, SUSPENDED, EXPIRED, MACHINE_REMOVED, TOO_MANY_MACHINES. A valid answer carries an Ed25519-signed token (EdDSA JWT, `kid` in its header) that the app verifies offline with the public keys pinned in its build, until it expires (the offline grace period). Validation is naturally idempotent: every call decides from the license's current state, so a retry is safe and never replays an earlier answer (an Idempotency-Key header is accepted and ignored). Limited per client address and per license key (`RATE_LIMIT_LICENSE_PER_MINUTE`, `RATE_LIMIT_LICENSE_KEY_PER_MINUTE`); the `X-RateLimit-*` headers show the limit closer to running out.",
         body: ValidateRequestSchema,
         response: { 200: LicenseValidateResponseSchema, ...errors },
       },
       config: { rateLimit: perAddress },
       preHandler: perKey,
     },
-    async (request) => {
-      const key = request.headers["idempotency-key"];
-      const data = key ? await licensing.validateIdempotent(request.body, key) : await licensing.validate(request.body);
-      return { success: true as const, data };
-    },
+    async (request) => ({ success: true as const, data: await licensing.validate(request.body) }),
   );
 
   api.post(
@@ -91,7 +89,7 @@ export function registerLicensingRoutes(
         tags: ["Licensing"],
         summary: "Report executions from an activated machine",
         description:
-          "Stored before the answer is sent. With an Idempotency-Key, a retried report is never counted twice.",
+          "Stored before the answer is sent. With an Idempotency-Key, a report retried within 24 hours gets the first answer and is never counted twice; the same key with a different report is a 422.",
         headers: IdempotencyHeaders,
         body: UsageRequestSchema,
         response: { 200: UsageResponseSchema, ...errors },
@@ -99,19 +97,10 @@ export function registerLicensingRoutes(
       config: { rateLimit: perAddress },
       preHandler: perKey,
     },
-    async (request) => {
-      const key = request.headers["idempotency-key"];
-      const outcome = await licensing.reportUsage(request.body, key);
-      if (outcome.replayed) {
-        const answer = await licensing.replayedAnswer(
-          licensing.usageScope(request.body.license_key),
-          key!,
-          licensing.normalizedUsageBody(request.body),
-        );
-        return { success: true as const, data: answer as { recorded: number; current_month_executions: number } };
-      }
-      return { success: true as const, data: outcome.answer };
-    },
+    async (request) => ({
+      success: true as const,
+      data: await licensing.reportUsage(request.body, request.headers["idempotency-key"]),
+    }),
   );
 
   api.get(
@@ -119,7 +108,9 @@ export function registerLicensingRoutes(
     {
       schema: {
         tags: ["Licensing"],
-        summary: "The public key (JWK) that verifies validation tokens offline",
+        summary: "The public key (JWK) that signs validation tokens, for pinning into an SDK build",
+        description:
+          "What a publisher pins into its build of the SDK (packages/license-client, FLOTILLA_TRUSTED_KEYS). The SDK never fetches it at run time: a key fetched from whatever server the app talks to proves nothing.",
         response: {
           200: z.object({
             success: z.literal(true),
@@ -196,7 +187,7 @@ export function registerLicensingRoutes(
         response: { 200: DashboardResponseSchema, ...errors },
       },
       config: { rateLimit: customerLimit },
-      onRequest: guard,
+      preValidation: guard,
     },
     async (request) => ({ success: true as const, data: await customers.dashboard(sessionOf(request).customer) }),
   );
@@ -212,7 +203,7 @@ export function registerLicensingRoutes(
         response: { 200: CreateLicenseResponseSchema, ...errors },
       },
       config: { rateLimit: customerLimit },
-      onRequest: guard,
+      preValidation: guard,
     },
     async (request) => ({
       success: true as const,
@@ -231,7 +222,7 @@ export function registerLicensingRoutes(
         response: { 200: MachineListResponseSchema, ...errors },
       },
       config: { rateLimit: customerLimit },
-      onRequest: guard,
+      preValidation: guard,
     },
     async (request) => ({
       success: true as const,
@@ -251,7 +242,7 @@ export function registerLicensingRoutes(
         response: { 200: MachineAnalyticsResponseSchema, ...errors },
       },
       config: { rateLimit: customerLimit },
-      onRequest: guard,
+      preValidation: guard,
     },
     async (request) => ({
       success: true as const,
@@ -265,16 +256,41 @@ export function registerLicensingRoutes(
       schema: {
         tags: ["Customer"],
         summary: "Remove a machine from one of the customer's licenses (never the last one)",
+        description:
+          "The machine loses its slot and its next validation answers MACHINE_REMOVED (the app then drops its offline token). It does not bind again until the owner allows it back (POST …/restore).",
         security: bearer,
         params: KeyParams.extend({ machineId: z.string().min(1).max(128) }),
         response: { 200: RemoveMachineResponseSchema, ...errors },
       },
       config: { rateLimit: customerLimit },
-      onRequest: guard,
+      preValidation: guard,
     },
     async (request) => ({
       success: true as const,
       message: await customers.removeMachine(
+        sessionOf(request).customer,
+        request.params.licenseKey,
+        request.params.machineId,
+      ),
+    }),
+  );
+
+  api.post(
+    "/api/license/machines/:licenseKey/:machineId/restore",
+    {
+      schema: {
+        tags: ["Customer"],
+        summary: "Allow a removed machine again (it re-binds on its next validation while a slot is free)",
+        security: bearer,
+        params: KeyParams.extend({ machineId: z.string().min(1).max(128) }),
+        response: { 200: RemoveMachineResponseSchema, ...errors },
+      },
+      config: { rateLimit: customerLimit },
+      preValidation: guard,
+    },
+    async (request) => ({
+      success: true as const,
+      message: await customers.restoreMachine(
         sessionOf(request).customer,
         request.params.licenseKey,
         request.params.machineId,

@@ -2,20 +2,20 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { newsletterSubscribers } from "../../db/schema";
 
-/** Subscribe, or re-subscribe someone who had left; one row per email. */
-export async function upsertSubscriber(
+/**
+ * Subscribes a new address; one row per email. An address that unsubscribed stays unsubscribed: a form anyone
+ * can fill in must not undo someone's "stop sending me this" (coming back takes a confirmed opt-in).
+ */
+export async function insertSubscriber(
   db: Pick<Database, "insert">,
   row: { email: string; emailNormalized: string; source: string },
-): Promise<{ id: string }> {
-  const [result] = await db
+): Promise<{ created: boolean }> {
+  const inserted = await db
     .insert(newsletterSubscribers)
     .values(row)
-    .onConflictDoUpdate({
-      target: newsletterSubscribers.emailNormalized,
-      set: { unsubscribedAt: null, updatedAt: sql`now()` },
-    })
+    .onConflictDoNothing({ target: newsletterSubscribers.emailNormalized })
     .returning({ id: newsletterSubscribers.id });
-  return { id: result!.id };
+  return { created: inserted.length === 1 };
 }
 
 export async function markUnsubscribed(db: Database, id: string): Promise<boolean> {

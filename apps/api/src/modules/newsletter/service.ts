@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Database } from "../../db/client";
 import { normalizeEmail } from "../../lib/privacy";
-import { findSubscriber, markUnsubscribed, upsertSubscriber } from "./queries";
+import { findSubscriber, insertSubscriber, markUnsubscribed } from "./queries";
 
 /**
  * Unsubscribe links carry `<subscriber id>.<HMAC of the id>`: nothing secret is stored, any instance
@@ -24,7 +24,7 @@ function verifiedSubscriberId(secret: string, token: string): string | null {
 }
 
 export async function subscribe(db: Pick<Database, "insert">, email: string, source: string) {
-  return upsertSubscriber(db, { email: email.trim(), emailNormalized: normalizeEmail(email), source });
+  return insertSubscriber(db, { email: email.trim(), emailNormalized: normalizeEmail(email), source });
 }
 
 export type UnsubscribeOutcome = "unsubscribed" | "already" | "invalid";

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { signups } from "../../db/schema";
 
@@ -14,27 +13,18 @@ export interface SignupRow {
   newsletter: boolean;
 }
 
-/** Insert, or update the answers of the same email (case-insensitive) in one statement: no race, no duplicate. */
-export async function upsertSignup(db: Pick<Database, "insert">, row: SignupRow): Promise<{ created: boolean }> {
-  const [result] = await db
+/**
+ * Inserts the answers unless this email (case-insensitive) already signed up, in one statement: no race, no
+ * duplicate. A repeat never changes stored answers — anyone can type anyone's address, so an unproven request
+ * must not overwrite what the owner said.
+ */
+export async function insertSignup(db: Pick<Database, "insert">, row: SignupRow): Promise<{ created: boolean }> {
+  const inserted = await db
     .insert(signups)
     .values(row)
-    .onConflictDoUpdate({
-      target: signups.emailNormalized,
-      set: {
-        email: row.email,
-        name: row.name,
-        company: row.company,
-        role: row.role,
-        aiExperience: row.aiExperience,
-        platform: row.platform,
-        interests: row.interests,
-        newsletter: row.newsletter,
-        updatedAt: sql`now()`,
-      },
-    })
-    .returning({ created: sql<boolean>`(xmax = 0)` });
-  return { created: Boolean(result?.created) };
+    .onConflictDoNothing({ target: signups.emailNormalized })
+    .returning({ id: signups.id });
+  return { created: inserted.length === 1 };
 }
 
 export async function listSignups(db: Database) {

@@ -15,7 +15,7 @@ export function registerSignupRoutes(app: FastifyInstance, deps: { db: Database;
         tags: ["Early access"],
         summary: "Join the early-access programme",
         description:
-          "Stores the answers of the early-access form. A repeat signup with the same email (any case) updates the answers and succeeds too, so the response never reveals who signed up.",
+          "Stores the answers of the early-access form. A repeat signup with the same email (any case) gets the same answer but changes nothing, so nobody can overwrite someone else's answers and the response never reveals who signed up.",
         body: SignupRequestSchema,
         response: { 200: SignupResponseSchema, 400: ApiErrorSchema, 413: ApiErrorSchema, 429: ApiErrorSchema },
       },

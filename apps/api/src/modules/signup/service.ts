@@ -3,17 +3,18 @@ import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { normalizeEmail } from "../../lib/privacy";
 import { subscribe } from "../newsletter/service";
-import { upsertSignup } from "./queries";
+import { insertSignup } from "./queries";
 
 export type SignupInput = z.output<typeof SignupRequestSchema>;
 
 /**
- * Stores the answers; a repeat signup with the same email (any case) updates them. Newsletter opt-in
+ * Stores the answers; a repeat signup with the same email (any case) is acknowledged the same way but changes
+ * nothing (no one can overwrite someone else's answers or learn that they signed up). Newsletter opt-in
  * subscribes in the same transaction, so a signup is never half-written.
  */
 export async function recordSignup(db: Database, input: SignupInput): Promise<{ created: boolean }> {
   return db.transaction(async (tx) => {
-    const result = await upsertSignup(tx, {
+    const result = await insertSignup(tx, {
       email: input.email,
       emailNormalized: normalizeEmail(input.email),
       name: input.name,
@@ -28,7 +29,7 @@ export async function recordSignup(db: Database, input: SignupInput): Promise<{ 
         .join(", "),
       newsletter: input.newsletter,
     });
-    if (input.newsletter) await subscribe(tx, input.email, "signup");
+    if (result.created && input.newsletter) await subscribe(tx, input.email, "signup");
     return result;
   });
 }

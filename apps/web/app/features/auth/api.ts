@@ -1,5 +1,6 @@
 import type { Customer } from "@flotilla/contracts/auth";
 import { MESSAGES } from "@flotilla/contracts/messages";
+import type { AuthUser } from "../../lib/auth";
 import { post } from "../../lib/http";
 
 interface AuthUrlResponse {
@@ -32,4 +33,19 @@ export async function exchangeCode(input: { code: string; state?: string; iss?: 
   const response = await post<CallbackResponse>("/api/auth/google/callback", input, { token: null });
   if (!response?.success || !response.data?.token) throw new Error(response?.error || MESSAGES.authFailed);
   return response.data;
+}
+
+interface AdoptResponse {
+  success: boolean;
+  user?: AuthUser;
+}
+
+/**
+ * A token that arrived in the address (/auth/callback?token=…): the server accepts it only if this browser
+ * started the sign-in that created it (its HttpOnly sign-in cookie), so a link cannot sign anyone into
+ * another person's account. Null when it is refused.
+ */
+export async function adoptAddressToken(token: string): Promise<AuthUser | null> {
+  const response = await post<AdoptResponse>("/api/auth/adopt", undefined, { token });
+  return response?.success && response.user ? response.user : null;
 }

@@ -5,9 +5,9 @@ import { CheckCircle2, Loader2, XCircle } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { buttonClass } from "../../components/button";
-import { useAuth, validateToken } from "../../lib/auth";
+import { useAuth } from "../../lib/auth";
 import { serverErrorMessage } from "../../lib/http";
-import { exchangeCode } from "./api";
+import { adoptAddressToken, exchangeCode } from "./api";
 import { readCallbackInput } from "./callback-input";
 
 type Outcome = { status: "loading" } | { status: "success"; target: string } | { status: "error"; message: string };
@@ -32,7 +32,7 @@ export function AuthCallbackPage() {
           return { status: "error", message: MESSAGES.callbackError(input.error) };
         case "token": {
           try {
-            const user = await validateToken(input.token);
+            const user = await adoptAddressToken(input.token);
             if (!user) return { status: "error", message: MESSAGES.tokenValidationFailed };
             login(input.token, user);
             return { status: "success", target: DEFAULT_RETURN_PATH };

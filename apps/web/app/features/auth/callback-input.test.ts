@@ -9,10 +9,13 @@ describe("readCallbackInput", () => {
     });
   });
 
-  it("prefers the provider's error description when there is one", () => {
-    expect(readCallbackInput("/auth/callback", "?error=access_denied&error_description=User+cancelled")).toEqual({
+  it("shows the error code only: a link's free text never appears on the site", () => {
+    expect(
+      readCallbackInput("/auth/callback", "?error=access_denied&error_description=Your+account+is+locked,+call+555"),
+    ).toEqual({ kind: "error", error: "access_denied" });
+    expect(readCallbackInput("/auth/callback", "?error=Your+account+is+locked,+call+555-0100")).toEqual({
       kind: "error",
-      error: "User cancelled",
+      error: "unknown_error",
     });
   });
 

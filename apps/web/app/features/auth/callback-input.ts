@@ -10,11 +10,17 @@ export type CallbackInput =
   | { kind: "none" };
 
 const CALLBACK_PATH = "/auth/callback";
+/**
+ * OAuth error codes are short words (RFC 6749 §4.1.2.1: access_denied, invalid_request…). Only such a code is
+ * shown: anyone can send a link to this page, and free text (error_description) would let a stranger's words
+ * appear on the site ("Your account is locked, call …").
+ */
+const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export function readCallbackInput(pathname: string, search: string): CallbackInput {
   const params = new URLSearchParams(search);
   const error = params.get("error");
-  if (error) return { kind: "error", error: params.get("error_description") || error };
+  if (error) return { kind: "error", error: ERROR_CODE.test(error) ? error : "unknown_error" };
   const token = params.get("token");
   if (token) return { kind: "token", token };
   const code = params.get("code");

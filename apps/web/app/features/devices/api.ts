@@ -6,7 +6,7 @@ import type { MachineAnalytics, MachineList } from "@flotilla/contracts/licensin
 import { MESSAGES } from "@flotilla/contracts/messages";
 import { ANALYTICS_WINDOW_DAYS } from "@flotilla/contracts/timings";
 import { queryOptions, useMutation, useQuery } from "@tanstack/react-query";
-import { del, get, HttpError, serverErrorMessage } from "../../lib/http";
+import { del, get, HttpError, post, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
 
 interface Answer<T> {
@@ -62,6 +62,17 @@ export async function removeMachine(licenseKey: string, machineId: string): Prom
   return answer?.message;
 }
 
+/** Lets a removed device bind again on its next validation; resolves to the server's message. */
+export async function restoreMachine(licenseKey: string, machineId: string): Promise<string | undefined> {
+  requireToken();
+  const answer = await post<Answer<never> | undefined>(
+    `${machinesPath(licenseKey)}/${encodeURIComponent(machineId)}/restore`,
+    undefined,
+  );
+  if (answer?.success === false) throw new DeviceRequestError(answer.error || MESSAGES.machineRestoreFailed);
+  return answer?.message;
+}
+
 export const machinesQuery = (licenseKey: string) =>
   queryOptions({
     queryKey: machineKeys.list(licenseKey),
@@ -85,6 +96,10 @@ export function useMachineAnalytics(licenseKey: string, enabled: boolean) {
 
 export function useRemoveMachine(licenseKey: string) {
   return useMutation({ mutationFn: (machineId: string) => removeMachine(licenseKey, machineId) });
+}
+
+export function useRestoreMachine(licenseKey: string) {
+  return useMutation({ mutationFn: (machineId: string) => restoreMachine(licenseKey, machineId) });
 }
 
 /** The server's `error`, our own message, or the fallback; transport wording is never shown. */

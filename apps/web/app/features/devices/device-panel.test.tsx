@@ -281,6 +281,44 @@ describe("DevicePanel: removing a device", () => {
   });
 });
 
+describe("DevicePanel: removed devices", () => {
+  const REMOVED = {
+    machine_id: "old-laptop",
+    display_id: "OLD-4444",
+    machine_name: "Old laptop",
+    removed_at: "2025-05-02T12:00:00Z",
+  };
+
+  it("lists removed devices and allows one again: the server is asked, the list reloads", async () => {
+    let removed = [REMOVED];
+    routes[`GET ${LIST_URL}`] = () =>
+      json(200, {
+        success: true,
+        data: { current_count: 1, max_machines: 3, machines: [LAPTOP], removed_machines: removed },
+      });
+    routes[`POST ${LIST_URL}/old-laptop/restore`] = () => {
+      removed = [];
+      return json(200, { success: true, message: "Device allowed again." });
+    };
+    const { user } = renderPanel();
+    const section = await screen.findByRole("region", { name: "Removed devices" });
+    expect(section).toHaveTextContent("OLD-4444 · Old laptop");
+    expect(section).toHaveTextContent("Removed May 2, 2025");
+    expect(section).toHaveTextContent("cannot validate, even from the app, until you allow it again");
+    await user.click(within(section).getByRole("button", { name: "Allow device OLD-4444 again" }));
+    expect(await screen.findByText("Device allowed again.")).toBeInTheDocument();
+    expect(calls(`${LIST_URL}/old-laptop/restore`, "POST")).toHaveLength(1);
+    expect(screen.queryByRole("region", { name: "Removed devices" })).not.toBeInTheDocument();
+  });
+
+  it("shows nothing about removed devices when there are none (or an older server does not say)", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP]);
+    renderPanel();
+    await screen.findByRole("list", { name: "Authorized devices" });
+    expect(screen.queryByRole("region", { name: "Removed devices" })).not.toBeInTheDocument();
+  });
+});
+
 describe("DevicePanel: analytics", () => {
   const ANALYTICS = {
     success: true,

@@ -1,5 +1,5 @@
 import { BRAND } from "@flotilla/contracts/brand";
-import type { Machine } from "@flotilla/contracts/licensing";
+import type { Machine, RemovedMachine } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import { SUCCESS_MESSAGE_MS } from "@flotilla/contracts/timings";
 import { useQueryClient } from "@tanstack/react-query";
@@ -7,10 +7,18 @@ import { BarChart3, Info, Loader2, MonitorSmartphone, RotateCw } from "lucide-re
 import { useEffect, useId, useRef, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
-import { deviceErrorMessage, machineKeys, useMachineAnalytics, useMachines, useRemoveMachine } from "./api";
+import {
+  deviceErrorMessage,
+  machineKeys,
+  useMachineAnalytics,
+  useMachines,
+  useRemoveMachine,
+  useRestoreMachine,
+} from "./api";
 import { DeviceAnalytics } from "./device-analytics";
 import { remainingDevicesHint } from "./device-helpers";
 import { DeviceList } from "./device-list";
+import { RemovedDevices } from "./removed-devices";
 
 interface DevicePanelProps {
   licenseKey: string;
@@ -28,7 +36,9 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
   const [showAnalytics, setShowAnalytics] = useState(false);
   const analytics = useMachineAnalytics(licenseKey, showAnalytics);
   const removal = useRemoveMachine(licenseKey);
+  const restoration = useRestoreMachine(licenseKey);
   const [removingIds, setRemovingIds] = useState<ReadonlySet<string>>(() => new Set());
+  const [restoringIds, setRestoringIds] = useState<ReadonlySet<string>>(() => new Set());
   const [removeError, setRemoveError] = useState<string | null>(null);
   const [successMessage, setSuccessMessage] = useState<string | null>(null);
 
@@ -61,6 +71,26 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
       // would be dropped at the top of the page. Bring focus back to this panel's heading instead.
       const focused = document.activeElement;
       if (focused === trigger || !focused || focused === document.body) headingRef.current?.focus();
+    }
+  }
+
+  async function restoreDevice(machine: RemovedMachine) {
+    const id = machine.machine_id;
+    setRestoringIds((current) => new Set(current).add(id));
+    setRemoveError(null);
+    setSuccessMessage(null);
+    try {
+      setSuccessMessage((await restoration.mutateAsync(id)) || `Device ${machine.display_id} allowed again`);
+      await queryClient.invalidateQueries({ queryKey: machineKeys.all(licenseKey) });
+    } catch (error) {
+      setRemoveError(deviceErrorMessage(error, MESSAGES.machineRestoreFailed));
+    } finally {
+      setRestoringIds((current) => {
+        const next = new Set(current);
+        next.delete(id);
+        return next;
+      });
+      headingRef.current?.focus();
     }
   }
 
@@ -138,6 +168,10 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
             removingIds={removingIds}
             onRemove={removeDevice}
           />
+        )}
+
+        {list && !machines.isError && (
+          <RemovedDevices removed={list.removed_machines ?? []} restoringIds={restoringIds} onRestore={restoreDevice} />
         )}
 
         {hint && (

@@ -11,7 +11,7 @@ const SignedInAccount = lazy(() => import("./signed-in-account"));
  * the user menu with Dashboard and Logout when signed in.
  */
 export function AccountArea({ onNavigate, variant = "bar" }: { onNavigate?: () => void; variant?: "bar" | "panel" }) {
-  const { user, logout } = useAuth();
+  const { user, logout, logoutEverywhere } = useAuth();
   if (!user) {
     return (
       <Link
@@ -27,7 +27,13 @@ export function AccountArea({ onNavigate, variant = "bar" }: { onNavigate?: () =
     <Suspense
       fallback={<span className="inline-block h-9 w-32 animate-pulse rounded-full bg-bg-subtle" aria-hidden="true" />}
     >
-      <SignedInAccount user={user} logout={logout} variant={variant} onNavigate={onNavigate} />
+      <SignedInAccount
+        user={user}
+        logout={logout}
+        logoutEverywhere={logoutEverywhere}
+        variant={variant}
+        onNavigate={onNavigate}
+      />
     </Suspense>
   );
 }

@@ -1,4 +1,6 @@
-import { LayoutDashboard, LogOut } from "lucide-react";
+import { MESSAGES } from "@flotilla/contracts/messages";
+import { LayoutDashboard, LogOut, MonitorX } from "lucide-react";
+import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { buttonClass } from "../../components/button";
 import type { AuthUser } from "../../lib/auth";
@@ -9,20 +11,35 @@ import { UserMenu } from "./user-menu";
 export default function SignedInAccount({
   user,
   logout,
+  logoutEverywhere,
   variant,
   onNavigate,
 }: {
   user: AuthUser;
   logout: () => Promise<void>;
+  logoutEverywhere: () => Promise<void>;
   variant: "bar" | "panel";
   onNavigate?: () => void;
 }) {
   const navigate = useNavigate();
-  if (variant === "bar") return <UserMenu user={user} onLogout={logout} />;
+  const [error, setError] = useState<string | null>(null);
+  if (variant === "bar") return <UserMenu user={user} onLogout={logout} onLogoutEverywhere={logoutEverywhere} />;
 
   async function signOut() {
     onNavigate?.();
     await logout();
+    navigate("/login");
+  }
+
+  async function signOutEverywhere() {
+    setError(null);
+    try {
+      await logoutEverywhere();
+    } catch {
+      setError(MESSAGES.signOutEverywhereFailed);
+      return;
+    }
+    onNavigate?.();
     navigate("/login");
   }
   return (
@@ -42,6 +59,15 @@ export default function SignedInAccount({
         <LogOut className="size-4" aria-hidden="true" />
         Logout
       </button>
+      <button type="button" onClick={signOutEverywhere} className={buttonClass("ghost", "sm", "w-full")}>
+        <MonitorX className="size-4" aria-hidden="true" />
+        Sign out everywhere
+      </button>
+      {error && (
+        <p role="alert" className="text-center text-xs text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -1,13 +1,26 @@
-import { ChevronDown, LayoutDashboard, LogOut } from "lucide-react";
+import { MESSAGES } from "@flotilla/contracts/messages";
+import { ChevronDown, LayoutDashboard, LogOut, MonitorX } from "lucide-react";
 import { useCallback, useId, useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import type { AuthUser } from "../../lib/auth";
 import { useDismiss } from "./use-dismiss";
 import { UserAvatar } from "./user-avatar";
 
-/** The signed-in user's menu in the top bar: avatar (or icon) and name, with Dashboard and Logout. */
-export function UserMenu({ user, onLogout }: { user: AuthUser; onLogout: () => Promise<void> }) {
+/**
+ * The signed-in user's menu in the top bar: avatar (or icon) and name, with Dashboard, Logout and Sign out
+ * everywhere (every session of the account, on every device).
+ */
+export function UserMenu({
+  user,
+  onLogout,
+  onLogoutEverywhere,
+}: {
+  user: AuthUser;
+  onLogout: () => Promise<void>;
+  onLogoutEverywhere: () => Promise<void>;
+}) {
   const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   const panelId = useId();
   const container = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
@@ -18,6 +31,18 @@ export function UserMenu({ user, onLogout }: { user: AuthUser; onLogout: () => P
   async function logout() {
     close();
     await onLogout();
+    navigate("/login");
+  }
+
+  async function logoutEverywhere() {
+    setError(null);
+    try {
+      await onLogoutEverywhere();
+    } catch {
+      setError(MESSAGES.signOutEverywhereFailed);
+      return;
+    }
+    close();
     navigate("/login");
   }
 
@@ -60,7 +85,18 @@ export function UserMenu({ user, onLogout }: { user: AuthUser; onLogout: () => P
               Logout
             </button>
           </li>
+          <li>
+            <button type="button" onClick={logoutEverywhere} className={itemClass}>
+              <MonitorX className="size-4 text-fg-muted" aria-hidden="true" />
+              Sign out everywhere
+            </button>
+          </li>
         </ul>
+        {error && (
+          <p role="alert" className="px-2.5 pb-1.5 text-xs text-red-700 dark:text-red-300">
+            {error}
+          </p>
+        )}
       </div>
     </div>
   );

@@ -1,0 +1,124 @@
+/**
+ * Data retention: every table that grows with traffic is pruned by the service itself, in batches, on one
+ * instance at a time (scheduler.ts). Business records — signups, subscribers, customers, licenses, machines and
+ * device removals — are kept; what is pruned is what only serves a bounded purpose.
+ */
+import { sql } from "drizzle-orm";
+import type { Database } from "../db/client";
+import type { Job } from "./scheduler";
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** One source of truth for how long things are kept (README "Data retention" repeats it for operators). */
+export const RETENTION = {
+  /** An Idempotency-Key replays its usage answer for this long, then it is forgotten. */
+  idempotencyKeyMs: 24 * HOUR_MS,
+  /** Sign-in transactions live 10 minutes; the rows go an hour after they expire. */
+  loginTransactionAfterExpiryMs: HOUR_MS,
+  /** Expired or revoked sessions are kept this long after they end (to answer "was I signed in?"), then deleted. */
+  endedSessionMs: 30 * DAY_MS,
+  /** Validation attempts per day: the analytics window is at most 90 days. */
+  validationRollupMs: 90 * DAY_MS,
+  /** Raw usage reports; the totals they add up to stay in the rollups. */
+  usageReportMs: 90 * DAY_MS,
+  /** Daily usage rows older than this are folded into one row per license, month and feature. */
+  usageDailyRollupMs: 90 * DAY_MS,
+} as const;
+
+export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
+/** Rows deleted per statement: each stays short. */
+export const RETENTION_BATCH = 10_000;
+/**
+ * Statements per table per run: up to 500,000 rows per table every 10 minutes, far above what the rate limits let
+ * traffic add; a larger backlog drains over several runs.
+ */
+export const RETENTION_MAX_BATCHES = 50;
+
+function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+async function count(tx: Database, statement: ReturnType<typeof sql>): Promise<number> {
+  const result = (await tx.execute(statement)) as unknown as { rows: { n: number }[] };
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** Runs a batch statement until a batch comes back short (or the per-run cap); returns the rows it handled. */
+async function drain(tx: Database, statement: ReturnType<typeof sql>): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < RETENTION_MAX_BATCHES; batch++) {
+    const n = await count(tx, statement);
+    total += n;
+    if (n < RETENTION_BATCH) break;
+  }
+  return total;
+}
+
+/** Deletes up to RETENTION_BATCH rows of `table` matching `where`; returns how many. */
+function deleteBatch(table: string, where: ReturnType<typeof sql>) {
+  return sql`with gone as (
+      delete from ${sql.identifier(table)} where ctid in (
+        select ctid from ${sql.identifier(table)} where ${where} limit ${RETENTION_BATCH}
+      ) returning 1
+    ) select count(*)::int as n from gone`;
+}
+
+export async function applyRetention(tx: Database, now: Date): Promise<Record<string, number>> {
+  const before = (ms: number) => new Date(now.getTime() - ms).toISOString();
+  const result: Record<string, number> = {};
+  result.idempotency_keys = await drain(
+    tx,
+    deleteBatch("idempotency_keys", sql`created_at < ${before(RETENTION.idempotencyKeyMs)}::timestamptz`),
+  );
+  result.login_transactions = await drain(
+    tx,
+    deleteBatch(
+      "login_transactions",
+      sql`expires_at < ${before(RETENTION.loginTransactionAfterExpiryMs)}::timestamptz`,
+    ),
+  );
+  result.sessions = await drain(
+    tx,
+    deleteBatch(
+      "sessions",
+      sql`least(expires_at, absolute_expires_at, coalesce(revoked_at, 'infinity')) < ${before(RETENTION.endedSessionMs)}::timestamptz`,
+    ),
+  );
+  result.validation_rollups = await drain(
+    tx,
+    deleteBatch(
+      "validation_rollups",
+      sql`day < ${utcDay(new Date(now.getTime() - RETENTION.validationRollupMs))}::date`,
+    ),
+  );
+  result.usage_reports = await drain(
+    tx,
+    deleteBatch("usage_reports", sql`created_at < ${before(RETENTION.usageReportMs)}::timestamptz`),
+  );
+  // Fold old daily usage into monthly rows (machine_id '' — no real machine id is empty): totals and the most
+  // used features stay exact, the table stops growing by the day.
+  result.usage_rollups_folded = await drain(
+    tx,
+    sql`with old as (
+        delete from usage_rollups where ctid in (
+          select ctid from usage_rollups
+          where day < ${utcDay(new Date(now.getTime() - RETENTION.usageDailyRollupMs))}::date and machine_id <> ''
+          limit ${RETENTION_BATCH}
+        ) returning license_id, date_trunc('month', day)::date as month, feature, executions
+      ), folded as (
+        insert into usage_rollups (license_id, day, machine_id, feature, executions)
+        select license_id, month, '', feature, sum(executions) from old group by license_id, month, feature
+        on conflict (license_id, day, machine_id, feature)
+        do update set executions = usage_rollups.executions + excluded.executions
+        returning 1
+      ) select (select count(*) from old)::int as n`,
+  );
+  return result;
+}
+
+export const retentionJob: Job = {
+  name: "retention",
+  intervalMs: RETENTION_INTERVAL_MS,
+  run: applyRetention,
+};
