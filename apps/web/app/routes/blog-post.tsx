@@ -7,8 +7,10 @@ import { MarkdownArticle } from "../features/content/markdown-article";
 import { seo } from "../lib/seo";
 import type { Route } from "./+types/blog-post";
 
-export async function loader({ params }: Route.LoaderArgs) {
-  const result = await readPost(params.slug);
+/** Each post is its own route (app/routes.ts): the slug is the last segment of the prerendered path. */
+export async function loader({ request }: Route.LoaderArgs) {
+  const slug = new URL(request.url).pathname.replace(/\/+$/, "").split("/").pop() ?? "";
+  const result = await readPost(slug);
   if (!result) throw new Response("Not Found", { status: 404 });
   return result;
 }
