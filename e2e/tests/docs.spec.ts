@@ -59,6 +59,26 @@ test.describe("docs", () => {
     }
   });
 
+  test("the breadcrumb names the page's group, and getting-started's is Getting Started", async ({ page }) => {
+    await page.goto("/docs/getting-started");
+    const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+    await expect(crumbs).toHaveText(/^Docs\s*›\s*Getting Started$/);
+    await expect(crumbs).not.toContainText("Prerequisites");
+    await page.goto("/docs/agents");
+    await expect(crumbs).toHaveText(/^Docs\s*›\s*Core Concepts$/);
+  });
+
+  test("the search button shows the shortcut of the visitor's platform", async ({ page }) => {
+    await page.goto("/docs/agents");
+    await expect(page.getByTestId("search-shortcut").first()).toHaveText("Ctrl K");
+    await page.addInitScript(() => {
+      Object.defineProperty(navigator, "platform", { get: () => "MacIntel" });
+      Object.defineProperty(navigator, "userAgentData", { get: () => ({ platform: "macOS" }) });
+    });
+    await page.reload();
+    await expect(page.getByTestId("search-shortcut").first()).toHaveText("⌘K");
+  });
+
   test("has an on-this-page outline and previous/next links", async ({ page }) => {
     await page.goto("/docs/agents");
     const outline = page.getByRole("navigation", { name: "On this page" });
