@@ -1,8 +1,7 @@
-import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
+import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { isRouteErrorResponse, Outlet, useLocation } from "react-router";
 import { LazySignupDialog } from "../features/signup/lazy-signup-dialog";
-import { NOT_FOUND_SEO, NotFoundPage } from "../features/site/not-found-page";
-import { PAGE_ERROR_SEO, PageError } from "../features/site/page-error";
+import { NOT_FOUND_SEO, PAGE_ERROR_SEO } from "../features/site/error-seo";
 import { SiteFooter } from "../features/site/site-footer";
 import { SiteHeader } from "../features/site/site-header";
 import { seo } from "../lib/seo";
@@ -57,6 +56,12 @@ export default function SiteLayout() {
   );
 }
 
+// Loaded only when a page fails on the client, so that no page pays for them up front (the JS budget).
+const NotFoundPage = lazy(() =>
+  import("../features/site/not-found-page").then((module) => ({ default: module.NotFoundPage })),
+);
+const PageError = lazy(() => import("../features/site/page-error").then((module) => ({ default: module.PageError })));
+
 const isNotFound = (error: unknown) => isRouteErrorResponse(error) && error.status === 404;
 
 /** Pages keep their own meta; a page that failed gets the 404 page's (or a neutral) title. */
@@ -68,5 +73,9 @@ export const meta = ({ error }: Route.MetaArgs) =>
  * and footer, so the visitor keeps the navigation: 404s as the designed 404 page (docs/decisions/0012).
  */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  return <SiteFrame>{isNotFound(error) ? <NotFoundPage /> : <PageError />}</SiteFrame>;
+  return (
+    <SiteFrame>
+      <Suspense fallback={null}>{isNotFound(error) ? <NotFoundPage /> : <PageError />}</Suspense>
+    </SiteFrame>
+  );
 }

@@ -52,51 +52,51 @@ export function ApiReference() {
           {description && <p className="mt-2 text-fg-muted">{description}</p>}
           <ul className="mt-6 space-y-6">
             {operations.map((op) => (
-                <li key={`${op.method} ${op.path}`} className="rounded-xl border border-border bg-bg-elevated p-5">
-                  <h3 className="flex flex-wrap items-center gap-3">
-                    <span
-                      className={`rounded px-2 py-0.5 font-mono text-xs font-semibold ${METHOD_STYLE[op.method] ?? "bg-bg-subtle"}`}
-                    >
-                      {op.method}
-                    </span>
-                    <code className="font-mono text-sm">{op.path}</code>
-                  </h3>
-                  <p className="mt-2 font-medium">{op.summary}</p>
-                  {op.description && <p className="mt-1 text-sm text-fg-muted">{op.description}</p>}
-                  {op.parameters.length > 0 && (
-                    <div className="mt-4">
-                      <h4 className="text-xs font-semibold uppercase tracking-wider text-fg-muted">Parameters</h4>
-                      <ul className="mt-1 text-sm">
-                        {op.parameters.map((p) => (
-                          <li key={p.name} className="font-mono text-xs">
-                            {p.name}{" "}
-                            <span className="text-fg-muted">
-                              ({p.in}
-                              {p.required ? ", required" : ""})
-                            </span>
-                          </li>
-                        ))}
-                      </ul>
-                    </div>
-                  )}
-                  {op.body && (
-                    <div className="mt-4">
-                      <h4 className="text-xs font-semibold uppercase tracking-wider text-fg-muted">JSON body</h4>
-                      <SchemaTable schema={op.body} />
-                    </div>
-                  )}
+              <li key={`${op.method} ${op.path}`} className="rounded-xl border border-border bg-bg-elevated p-5">
+                <h3 className="flex flex-wrap items-center gap-3">
+                  <span
+                    className={`rounded px-2 py-0.5 font-mono text-xs font-semibold ${METHOD_STYLE[op.method] ?? "bg-bg-subtle"}`}
+                  >
+                    {op.method}
+                  </span>
+                  <code className="font-mono text-sm">{op.path}</code>
+                </h3>
+                <p className="mt-2 font-medium">{op.summary}</p>
+                {op.description && <p className="mt-1 text-sm text-fg-muted">{op.description}</p>}
+                {op.parameters.length > 0 && (
                   <div className="mt-4">
-                    <h4 className="text-xs font-semibold uppercase tracking-wider text-fg-muted">Responses</h4>
-                    <p className="mt-1 flex flex-wrap gap-2 font-mono text-xs">
-                      {op.responses.map((r) => (
-                        <span key={r.status} className="rounded border border-border px-1.5 py-0.5">
-                          {r.status}
-                        </span>
+                    <h4 className="text-xs font-semibold uppercase tracking-wider text-fg-muted">Parameters</h4>
+                    <ul className="mt-1 text-sm">
+                      {op.parameters.map((p) => (
+                        <li key={p.name} className="font-mono text-xs">
+                          {p.name}{" "}
+                          <span className="text-fg-muted">
+                            ({p.in}
+                            {p.required ? ", required" : ""})
+                          </span>
+                        </li>
                       ))}
-                    </p>
+                    </ul>
                   </div>
-                </li>
-              ))}
+                )}
+                {op.body && (
+                  <div className="mt-4">
+                    <h4 className="text-xs font-semibold uppercase tracking-wider text-fg-muted">JSON body</h4>
+                    <SchemaTable schema={op.body} />
+                  </div>
+                )}
+                <div className="mt-4">
+                  <h4 className="text-xs font-semibold uppercase tracking-wider text-fg-muted">Responses</h4>
+                  <p className="mt-1 flex flex-wrap gap-2 font-mono text-xs">
+                    {op.responses.map((r) => (
+                      <span key={r.status} className="rounded border border-border px-1.5 py-0.5">
+                        {r.status}
+                      </span>
+                    ))}
+                  </p>
+                </div>
+              </li>
+            ))}
           </ul>
         </section>
       ))}

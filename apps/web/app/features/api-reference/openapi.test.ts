@@ -25,7 +25,14 @@ const DOC = {
 describe("API reference order", () => {
   it("leads with what integrators use and ends with the service's health checks", () => {
     const groups = groupOperations(DOC);
-    expect(groups.map((g) => g.tag)).toEqual(["Licensing", "Customer", "Sign-in", "Early access", "Partners", "Service"]);
+    expect(groups.map((g) => g.tag)).toEqual([
+      "Licensing",
+      "Customer",
+      "Sign-in",
+      "Early access",
+      "Partners",
+      "Service",
+    ]);
     expect(groups[0]?.description).toBe("What the desktop app calls with its license key");
   });
 

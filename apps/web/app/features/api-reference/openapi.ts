@@ -60,9 +60,7 @@ export function groupOperations(doc: OpenApiDocument): OperationGroup[] {
     .map((tag) => ({
       tag,
       description: doc.tags?.find((t) => t.name === tag)?.description,
-      operations: operations
-        .filter((op) => op.tag === tag)
-        .sort((a, b) => Number(isProbe(a)) - Number(isProbe(b))),
+      operations: operations.filter((op) => op.tag === tag).sort((a, b) => Number(isProbe(a)) - Number(isProbe(b))),
     }));
 }
 

@@ -2,14 +2,6 @@ import { Compass } from "lucide-react";
 import { Link } from "react-router";
 import { buttonClass } from "../../components/button";
 
-/** Title and description of the 404 page, for the `meta` of every route that can show it. */
-export const NOT_FOUND_SEO = {
-  title: "Page not found",
-  description: "This page does not exist. Find your way back to the docs, blog or home page.",
-  path: "/404",
-  noindex: true,
-} as const;
-
 /**
  * The designed 404 page. Shown by the catch-all route (prerendered as /404, which the server sends with status
  * 404 for every unknown path) and by the site layout's error boundary when a route answers 404 on the client.

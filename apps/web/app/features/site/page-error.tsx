@@ -2,14 +2,6 @@ import { BRAND } from "@flotilla/contracts";
 import { Link } from "react-router";
 import { buttonClass } from "../../components/button";
 
-/** Title and description while a page shows the error below. */
-export const PAGE_ERROR_SEO = {
-  title: "Something went wrong",
-  description: "This page could not be shown. Reload it, or find your way back from the home page.",
-  path: "/404",
-  noindex: true,
-} as const;
-
 /** A page that failed for a reason other than "not found", shown inside the site's header and footer. */
 export function PageError() {
   return (
