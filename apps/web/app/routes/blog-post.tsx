@@ -33,6 +33,11 @@ export const meta = ({ loaderData }: Route.MetaArgs) => {
 
 export default function BlogPostPage({ loaderData }: Route.ComponentProps) {
   const { post, html, related } = loaderData;
+  const stayUpdated = (
+    <div className="mx-auto mt-12 max-w-xl first:mt-0">
+      <StayUpdated subscribe={subscribeToNewsletter} />
+    </div>
+  );
   return (
     <>
       <article className="mx-auto max-w-3xl px-4 pt-16 sm:px-6">
@@ -66,8 +71,10 @@ export default function BlogPostPage({ loaderData }: Route.ComponentProps) {
         )}
       </article>
       <div className="mx-auto max-w-5xl px-4 pt-16 pb-20 sm:px-6">
+        {/* A coming-soon post has nothing to read yet: the subscription it points to comes first. */}
+        {post.comingSoon && stayUpdated}
         {related.length > 0 && (
-          <section aria-labelledby="keep-reading" className="border-t border-border pt-12">
+          <section aria-labelledby="keep-reading" className="mt-12 border-t border-border pt-12 first:mt-0">
             <h2 id="keep-reading" className="text-2xl font-semibold tracking-tight">
               Keep reading
             </h2>
@@ -78,9 +85,7 @@ export default function BlogPostPage({ loaderData }: Route.ComponentProps) {
             </div>
           </section>
         )}
-        <div className="mx-auto mt-12 max-w-xl">
-          <StayUpdated subscribe={subscribeToNewsletter} />
-        </div>
+        {!post.comingSoon && stayUpdated}
       </div>
     </>
   );

@@ -35,7 +35,7 @@ export default function DocsLayout() {
                 aria-hidden="true"
               />
             </summary>
-            <div className="border-t border-border px-2 pt-4 pb-2">
+            <div className="border-t border-border px-2 pt-4 pb-2 [&>nav>div:last-child]:mb-2">
               <DocsSidebar currentSlug={currentSlug} />
             </div>
           </details>

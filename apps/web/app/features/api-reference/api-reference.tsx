@@ -59,7 +59,7 @@ export function ApiReference() {
                   >
                     {op.method}
                   </span>
-                  <code className="font-mono text-sm">{op.path}</code>
+                  <code className="min-w-0 font-mono text-sm [overflow-wrap:anywhere]">{op.path}</code>
                 </h3>
                 <p className="mt-2 font-medium">{op.summary}</p>
                 {op.description && <p className="mt-1 text-sm text-fg-muted">{op.description}</p>}

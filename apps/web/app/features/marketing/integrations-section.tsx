@@ -1,13 +1,16 @@
 import { SectionHeading } from "../../components/section-heading";
 import { INTEGRATION_GROUPS, type Integration } from "./marketing-data";
 
-const GRID_COLUMNS = ["sm:grid-cols-2 lg:grid-cols-5", "sm:grid-cols-3 lg:grid-cols-1 xl:grid-cols-3"] as const;
+const GRID_COLUMNS = [
+  "grid-cols-2 md:grid-cols-3 lg:grid-cols-5",
+  "grid-cols-2 sm:grid-cols-3 lg:grid-cols-1 xl:grid-cols-3",
+] as const;
 
 function IntegrationList({ items, columns }: { items: readonly Integration[]; columns: string }) {
   return (
-    <ul className={`mt-4 grid gap-4 ${columns}`}>
+    <ul className={`mt-4 grid gap-3 sm:gap-4 ${columns}`}>
       {items.map((integration) => (
-        <li key={integration.name} className="rounded-xl border border-border bg-bg-elevated px-5 py-4">
+        <li key={integration.name} className="rounded-xl border border-border bg-bg-elevated px-4 py-3 sm:px-5 sm:py-4">
           <p className="font-medium">{integration.name}</p>
           <p className="mt-1 text-sm text-fg-muted">{integration.detail}</p>
         </li>
@@ -22,7 +25,7 @@ export function IntegrationsSection() {
     <section
       id="integrations"
       aria-labelledby="integrations-title"
-      className="below-fold [--fold-height:82rem] md:[--fold-height:55rem] lg:[--fold-height:41rem] border-y border-border bg-bg-subtle"
+      className="below-fold [--fold-height:94rem] md:[--fold-height:63rem] lg:[--fold-height:47rem] border-y border-border bg-bg-subtle"
     >
       <div className="mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8">
         <SectionHeading
