@@ -100,3 +100,13 @@ test("the docs search button shows no keyboard hint on a touch screen", async ({
   await expect(page.getByRole("button", { name: /Search docs/ }).first()).toBeVisible();
   await expect(page.getByTestId("search-shortcut")).toHaveCount(0);
 });
+
+test("the API reference leads with Licensing and fits a 375 px screen", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto("/api-reference");
+  const sections = page.getByRole("main").getByRole("heading", { level: 2 });
+  await expect(sections.first()).toHaveText("Licensing");
+  await expect(sections.last()).toHaveText("Service");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+});
