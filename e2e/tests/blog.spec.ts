@@ -33,12 +33,78 @@ test.describe("blog", () => {
 
   test("an article shows its back link, category, author, date and read time", async ({ page }) => {
     await page.goto("/blog/memory-architecture-deep-dive");
-    await expect(page.getByText("Technical", { exact: true })).toBeVisible();
-    await expect(page.getByText("8 min read")).toBeVisible();
-    await expect(page.locator("article time")).toHaveText(/^[A-Z][a-z]+ \d{1,2}, 2025$/);
+    // The article itself, not the related posts' cards after it.
+    const article = page.locator("main > article");
+    await expect(article.getByText("Technical", { exact: true })).toBeVisible();
+    await expect(article.getByText("8 min read")).toBeVisible();
+    await expect(article.locator("time")).toHaveText(/^[A-Z][a-z]+ \d{1,2}, 2025$/);
     await page.getByRole("link", { name: "Back to blog" }).click();
     await expect(page).toHaveURL(/\/blog$/);
   });
+
+  test("an article ends with related posts and the Stay Updated box", async ({ page }) => {
+    await page.goto("/blog/memory-architecture-deep-dive");
+    const related = page.getByRole("region", { name: "Keep reading" });
+    const cards = related.getByRole("article");
+    await expect(cards).toHaveCount(3);
+    await expect(cards.getByRole("link", { name: "Memory Architecture Deep Dive" })).toHaveCount(0);
+    await expect(cards.getByText("Coming Soon", { exact: true })).toHaveCount(0);
+    const stay = page.getByRole("region", { name: "Stay Updated" });
+    await expect(stay.getByRole("textbox")).toHaveAttribute("type", "email");
+    await expect(stay.getByRole("button", { name: "Subscribe" })).toBeVisible();
+    await cards.getByRole("link").first().click();
+    await expect(page).toHaveURL(/\/blog\/[a-z-]+$/);
+    await expect(page).not.toHaveURL(/memory-architecture-deep-dive$/);
+  });
+
+  test("a coming-soon post also offers Stay Updated and posts to read meanwhile", async ({ page }) => {
+    await page.goto("/blog/custom-workflows-tasks");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Coming Soon");
+    await expect(page.getByRole("region", { name: "Stay Updated" })).toBeVisible();
+    await expect(page.getByRole("region", { name: "Keep reading" }).getByRole("article")).toHaveCount(3);
+  });
+
+  test("the blog links its RSS feed visibly", async ({ page, request }) => {
+    await page.goto("/blog");
+    const rss = page.getByRole("link", { name: "Subscribe via RSS" });
+    await expect(rss).toBeVisible();
+    const href = await rss.getAttribute("href");
+    expect(href).toBe("/blog/rss.xml");
+    expect((await request.get(href!)).headers()["content-type"]).toMatch(/xml/);
+  });
+
+  for (const width of [375, 768, 1280, 1440]) {
+    test(`post cards never start or end a line with a separator (${width} px)`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto("/blog");
+      // Reads what is on screen: the visible characters of each card's author · date · read time, line by line.
+      const dangling = await page.locator("article time").evaluateAll((times) =>
+        times.flatMap((time) => {
+          const container = time.closest("div.overflow-hidden, p") as HTMLElement;
+          const clip = container.getBoundingClientRect();
+          const lines = new Map<number, string[]>();
+          const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const text = node.textContent ?? "";
+            for (let i = 0; i < text.length; i++) {
+              if (!text[i]!.trim()) continue;
+              const range = document.createRange();
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const rect = range.getBoundingClientRect();
+              if (rect.right <= clip.left || rect.left >= clip.right) continue; // clipped: not on screen
+              const top = Math.round(rect.top / 4);
+              lines.set(top, [...(lines.get(top) ?? []), text[i]!]);
+            }
+          }
+          return [...lines.values()]
+            .filter((chars) => chars[0] === "·" || chars.at(-1) === "·")
+            .map((chars) => chars.join(""));
+        }),
+      );
+      expect(dangling).toEqual([]);
+    });
+  }
 
   test("the pricing philosophy post sets its own title, description and canonical link", async ({ page }) => {
     await page.goto("/blog/pricing-philosophy");

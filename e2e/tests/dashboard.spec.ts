@@ -68,6 +68,14 @@ test("portal: create a license, activate two machines with the CLI, analytics, r
   await expect(badge).toHaveCSS("text-transform", "uppercase");
   await expect(page.getByText("Not activated")).toBeVisible();
   await expect(page.getByText("No devices registered yet")).toBeVisible();
+  // A new customer's next step: the macOS beta, where the key goes, the activation guide.
+  const nextStep = page.getByRole("region", { name: /Next step/ });
+  await expect(nextStep).toContainText("Get the macOS beta");
+  await expect(nextStep).toContainText("Paste your license key");
+  await expect(nextStep.getByRole("link", { name: /activation guide/ })).toHaveAttribute(
+    "href",
+    "/docs/pricing#activating-the-desktop-app",
+  );
 
   // A second license is refused with the spec's message.
   await page.getByRole("button", { name: "Create License" }).click();
@@ -86,6 +94,7 @@ test("portal: create a license, activate two machines with the CLI, analytics, r
 
   await page.getByRole("button", { name: /Refresh/ }).click();
   await expect(page.getByText("desktop-grace-laptop").first()).toBeVisible();
+  await expect(nextStep, "the next step goes away once a device is active").toBeHidden();
   await expect(page.getByText("server-prod-ci")).toBeVisible();
   await expect(page.getByText("2/3")).toBeVisible();
   await expect(page.getByText(/You can add 1 more device\b/)).toBeVisible();

@@ -1,3 +1,4 @@
+import { EXECUTOR_CLIS, TEAM_INTEGRATIONS } from "../../packages/contracts/src/integrations";
 import { expect, test } from "./fixtures";
 
 test.describe("docs", () => {
@@ -39,6 +40,45 @@ test.describe("docs", () => {
     await expect(page).toHaveURL(/\/docs\/(embeddings|memory-architecture)/);
   });
 
+  test("search finds the supported tools by name (decision 0013)", async ({ page }) => {
+    await page.goto("/docs/agents");
+    await page.keyboard.press("Control+k");
+    const dialog = page.getByRole("dialog", { name: "Search the docs" });
+    const names = [...EXECUTOR_CLIS.map((cli) => cli.name), ...Object.values(TEAM_INTEGRATIONS).map((t) => t.name)];
+    for (const name of names) {
+      await dialog.getByRole("combobox").fill(name);
+      await expect(dialog.getByRole("option").first(), name).toContainText(/Getting Started|Executors|Pricing/);
+    }
+  });
+
+  test("the executors page names the four CLIs with their commands", async ({ page }) => {
+    await page.goto("/docs/executors");
+    const table = page.locator("table").filter({ hasText: "Command Flotilla looks for" });
+    for (const cli of EXECUTOR_CLIS) {
+      await expect(table.getByRole("row").filter({ hasText: cli.name })).toContainText(cli.command);
+    }
+  });
+
+  test("the breadcrumb names the page's group, and getting-started's is Getting Started", async ({ page }) => {
+    await page.goto("/docs/getting-started");
+    const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+    await expect(crumbs).toHaveText(/^Docs\s*›\s*Getting Started$/);
+    await expect(crumbs).not.toContainText("Prerequisites");
+    await page.goto("/docs/agents");
+    await expect(crumbs).toHaveText(/^Docs\s*›\s*Core Concepts$/);
+  });
+
+  test("the search button shows the shortcut of the visitor's platform", async ({ page }) => {
+    await page.goto("/docs/agents");
+    await expect(page.getByTestId("search-shortcut").first()).toHaveText("Ctrl K");
+    await page.addInitScript(() => {
+      Object.defineProperty(navigator, "platform", { get: () => "MacIntel" });
+      Object.defineProperty(navigator, "userAgentData", { get: () => ({ platform: "macOS" }) });
+    });
+    await page.reload();
+    await expect(page.getByTestId("search-shortcut").first()).toHaveText("⌘K");
+  });
+
   test("has an on-this-page outline and previous/next links", async ({ page }) => {
     await page.goto("/docs/agents");
     const outline = page.getByRole("navigation", { name: "On this page" });
@@ -61,6 +101,8 @@ test.describe("docs", () => {
   test("a screenshot that fails to load is replaced by the 'screenshot coming soon' placeholder", async ({ page }) => {
     await page.route("**/images/docs/*.webp", (route) => route.abort());
     await page.goto("/docs/getting-started");
+    // The screenshot loads lazily: bring it into view, as a reader scrolling down would.
+    await page.locator("img.content-image").first().scrollIntoViewIfNeeded();
     const placeholder = page.getByRole("img", { name: "screenshot coming soon" });
     await expect(placeholder).toHaveAttribute("src", /screenshot-coming-soon\.svg$/);
   });

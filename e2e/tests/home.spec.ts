@@ -1,3 +1,5 @@
+import { EXECUTOR_CLIS, TEAM_INTEGRATIONS } from "../../packages/contracts/src/integrations";
+import { PLANS } from "../../packages/contracts/src/plans";
 import { expect, test } from "./fixtures";
 
 test.describe("home page", () => {
@@ -11,6 +13,28 @@ test.describe("home page", () => {
     await expect(dashboard).toContainText("3AI agents");
     await expect(dashboard).toContainText("24Completed");
     await expect(page.locator("#features li")).toHaveCount(6);
+  });
+
+  test("the integrations section names every supported tool (decision 0013)", async ({ page }) => {
+    const section = page.locator("#integrations");
+    for (const name of [
+      ...EXECUTOR_CLIS.map((cli) => cli.name),
+      "Echo",
+      ...Object.values(TEAM_INTEGRATIONS).map((t) => t.name),
+    ]) {
+      await expect(section.getByText(name, { exact: true })).toBeVisible();
+    }
+    await expect(section).toContainText("Hybrid Pro");
+  });
+
+  test("the pricing section shows the plans' own wording and no quota note for plans without a quota", async ({
+    page,
+  }) => {
+    const section = page.locator("#pricing");
+    for (const plan of PLANS.slice(0, 2)) {
+      for (const item of plan.includes) await expect(section.getByText(item, { exact: true })).toBeVisible();
+    }
+    await expect(section.getByText("Quotas add up monthly.")).toHaveCount(0);
   });
 
   test("platform cards carry the spec's statuses and labels", async ({ page }) => {

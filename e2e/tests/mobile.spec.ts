@@ -15,9 +15,98 @@ test("the mobile menu opens, lists the docs and navigates", async ({ page }) => 
 
 test("pages fit a 375 px screen without horizontal scrolling", async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 800 });
-  for (const path of ["/", "/pricing", "/docs/memory-architecture", "/blog", "/blog/mcp-server-integration"]) {
+  for (const path of [
+    "/",
+    "/pricing",
+    "/docs/getting-started",
+    "/docs/memory-architecture",
+    "/blog",
+    "/blog/mcp-server-integration",
+  ]) {
     await page.goto(path);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow, path).toBeLessThanOrEqual(0);
   }
+});
+
+test("the dashboard's license key wraps on a phone only between its groups", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto("/login");
+  await page.getByRole("button", { name: "Continue with Google" }).click();
+  await page.getByLabel("Email").fill(`phone-${Date.now()}@example.com`);
+  await page.getByLabel("Name").fill("Katherine Johnson");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.getByRole("button", { name: "Create Free License" }).first().click();
+  await page
+    .getByRole("dialog", { name: "Create Your License" })
+    .getByRole("button", { name: "Create Free License" })
+    .click();
+  const key = page.getByTestId("license-key");
+  await expect(key).toHaveText(/^FLOT(-[0-9A-Z]{5}){5}$/);
+  // Where the rendered text moves to a new line, the character before the break must be a hyphen.
+  const breaks = await key.evaluate((element) => {
+    const found: string[] = [];
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    const chars: { char: string; top: number }[] = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < (node.textContent ?? "").length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        chars.push({ char: node.textContent![i]!, top: range.getBoundingClientRect().top });
+      }
+    }
+    for (let i = 1; i < chars.length; i++) if (chars[i]!.top > chars[i - 1]!.top + 2) found.push(chars[i - 1]!.char);
+    return found;
+  });
+  expect(breaks.length, "the key is long enough to wrap at 375 px").toBeGreaterThan(0);
+  for (const char of breaks) expect(char).toBe("-");
+  // The next step for a new customer fits the phone too.
+  await expect(page.getByRole("region", { name: /Next step/ })).toBeVisible();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+});
+
+test("the docs menu on a phone is a styled disclosure that names the current page and closes on navigation", async ({
+  page,
+}) => {
+  await page.goto("/docs/agents");
+  const summary = page.locator("details summary").filter({ hasText: "Docs menu" });
+  await expect(summary).toBeVisible();
+  await expect(summary).toContainText("Agents");
+  // No browser disclosure triangle: the summary is a flex row with its own chevron.
+  expect(await summary.evaluate((el) => getComputedStyle(el).display)).toBe("flex");
+  await expect(summary.locator("svg")).toBeVisible();
+  await summary.click();
+  const menu = page.locator("details[open]").getByRole("navigation", { name: "Documentation" });
+  await menu.getByRole("link", { name: "Tasks" }).click();
+  await expect(page).toHaveURL(/\/docs\/tasks$/);
+  await expect(page.locator("details[open]")).toHaveCount(0);
+  await expect(page.locator("details summary").filter({ hasText: "Docs menu" })).toContainText("Tasks");
+});
+
+test("the architecture diagram fits a 375 px screen without scrolling sideways", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto("/docs/getting-started");
+  const diagram = page.locator(".code-block pre").filter({ hasText: "Orchestrator" });
+  await expect(diagram).toBeVisible();
+  const { scroll, client } = await diagram.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+  expect(scroll).toBeLessThanOrEqual(client);
+});
+
+test("the docs search button shows no keyboard hint on a touch screen", async ({ page }) => {
+  await page.goto("/docs/agents");
+  await expect(page.getByRole("button", { name: /Search docs/ }).first()).toBeVisible();
+  await expect(page.getByTestId("search-shortcut")).toHaveCount(0);
+});
+
+test("the API reference leads with Licensing and fits a 375 px screen", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto("/api-reference");
+  const sections = page.getByRole("main").getByRole("heading", { level: 2 });
+  await expect(sections.first()).toHaveText("Licensing");
+  await expect(sections.last()).toHaveText("Service");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
 });

@@ -80,10 +80,33 @@ describe("serving the prerendered site", () => {
     },
   );
 
-  it("answers unknown pages with the 404 page and status 404", async () => {
-    const response = await app.inject("/no/such/page");
-    expect(response.statusCode).toBe(404);
-    expect(response.body).toContain("not found page");
+  it.each(["/no/such/page", "/login/google", "/dashboard/licenses", "/Pricing/x", "/No-Such-Page"])(
+    "answers the unknown page %s with the 404 page and status 404",
+    async (url) => {
+      const response = await app.inject(url);
+      expect(response.statusCode).toBe(404);
+      expect(response.body).toContain("not found page");
+    },
+  );
+
+  it.each([
+    ["/Pricing", "/pricing"],
+    ["/PRICING/?ref=x", "/pricing?ref=x"],
+    ["/Docs/Agents", "/docs/agents"],
+    ["/Docs/whatever", "/docs/whatever"],
+    ["/Dashboard", "/dashboard"],
+    ["/Auth/Callback/Abc", "/auth/callback/abc"],
+  ])("redirects %s, a known page in another case, to %s", async (url, location) => {
+    const response = await app.inject(url);
+    expect(response.statusCode).toBe(301);
+    expect(response.headers.location).toBe(location);
+  });
+
+  it("never redirects off the site", async () => {
+    for (const url of ["/%5CEvil.com", "/%2F%2FEvil.com", "/Docs/%5C%5CEvil"]) {
+      const response = await app.inject(url);
+      expect(String(response.headers.location ?? "")).not.toMatch(/^\/[\\/]|evil/i);
+    }
   });
 
   it("never serves files outside the site folder", async () => {

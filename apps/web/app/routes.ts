@@ -1,4 +1,14 @@
-import { index, layout, type RouteConfig, route } from "@react-router/dev/routes";
+import { index, layout, type RouteConfig, type RouteConfigEntry, route as routeEntry } from "@react-router/dev/routes";
+import { BLOG_SLUGS } from "./features/content/content-files.server";
+
+/**
+ * The client's route table must match exactly the pages the server serves (docs/decisions/0012): the server
+ * answers every other path with the prerendered 404 page, whose hydration data belongs to the catch-all route.
+ * So paths match case-sensitively, as the server's file system does, and each blog post is its own route
+ * (a `blog/:slug` pattern would also match a mistyped slug, which the server answers with the 404 page).
+ */
+const route = (path: string, file: string, options: { id?: string } = {}, children?: RouteConfigEntry[]) =>
+  routeEntry(path, file, { ...options, caseSensitive: true }, children);
 
 export default [
   layout("routes/site-layout.tsx", [
@@ -8,12 +18,12 @@ export default [
     route("api-reference", "routes/api-reference.tsx"),
     route("terms", "routes/terms.tsx"),
     route("privacy", "routes/privacy.tsx"),
-    route("docs", "routes/docs-layout.tsx", [
+    route("docs", "routes/docs-layout.tsx", {}, [
       index("routes/docs-page.tsx", { id: "docs-index" }),
       route("*", "routes/docs-page.tsx", { id: "docs-page" }),
     ]),
     route("blog", "routes/blog-index.tsx"),
-    route("blog/:slug", "routes/blog-post.tsx"),
+    ...BLOG_SLUGS.map((slug) => route(`blog/${slug}`, "routes/blog-post.tsx", { id: `blog-post-${slug}` })),
     route("login", "routes/login.tsx"),
     route("dashboard", "routes/dashboard.tsx"),
     route("auth/callback/*", "routes/auth-callback.tsx"),

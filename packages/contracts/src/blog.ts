@@ -33,3 +33,19 @@ export function filterPosts<T extends Pick<BlogPost, "category">>(posts: readonl
   const matching = posts.filter((post) => post.category === category);
   return matching.length > 0 ? matching : [...posts];
 }
+
+/**
+ * The posts offered at the end of an article: published ones only, the article's own category first, then the
+ * rest, each in the order given (newest first); never the article itself.
+ */
+export function relatedPosts<T extends Pick<BlogPost, "slug" | "category" | "comingSoon">>(
+  posts: readonly T[],
+  slug: string,
+  count = 3,
+): T[] {
+  const current = posts.find((post) => post.slug === slug);
+  const others = posts.filter((post) => post.slug !== slug && !post.comingSoon);
+  const same = others.filter((post) => post.category === current?.category);
+  const rest = others.filter((post) => post.category !== current?.category);
+  return [...same, ...rest].slice(0, count);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DOCS_GROUPS, DOCS_PAGES, resolveDocSlug } from "./docs";
+import { DOCS_GROUPS, DOCS_PAGES, docGroupOf, resolveDocSlug } from "./docs";
 
 describe("docs routing", () => {
   it("lists ten pages in three groups", () => {
@@ -18,5 +18,14 @@ describe("docs routing", () => {
     expect(resolveDocSlug("no-such-page")).toBe("getting-started");
     expect(resolveDocSlug("agents/extra")).toBe("getting-started");
     expect(resolveDocSlug("../etc/passwd")).toBe("getting-started");
+  });
+});
+
+describe("docs breadcrumb", () => {
+  it("names the page's sidebar group, not the page's sidebar label", () => {
+    expect(docGroupOf("getting-started")?.title).toBe("Getting Started");
+    expect(docGroupOf("agents")?.title).toBe("Core Concepts");
+    expect(docGroupOf("pricing")?.title).toBe("Advanced Features");
+    expect(docGroupOf("nope")).toBeUndefined();
   });
 });

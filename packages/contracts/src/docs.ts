@@ -32,6 +32,11 @@ export const DOCS_GROUPS: readonly DocGroup[] = [
 ];
 
 export const DOCS_PAGES: readonly DocLink[] = DOCS_GROUPS.flatMap((group) => group.pages);
+
+/** The sidebar group a page belongs to: the breadcrumb above its heading ("Docs › Core Concepts"). */
+export function docGroupOf(slug: string): DocGroup | undefined {
+  return DOCS_GROUPS.find((group) => group.pages.some((page) => page.slug === slug));
+}
 export const DEFAULT_DOC_SLUG = "getting-started";
 
 /** Any path under /docs that is not one of the ten pages shows the getting-started page. */

@@ -2,6 +2,7 @@ export * from "./api-errors";
 export * from "./blog";
 export * from "./brand";
 export * from "./docs";
+export * from "./integrations";
 export * from "./messages";
 export * from "./navigation";
 export * from "./newsletter";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isNavItemActive, NAV_ITEMS } from "./navigation";
+import { isClientOnlyPath, isNavItemActive, NAV_ITEMS } from "./navigation";
 
 describe("isNavItemActive (equals or starts with the item's href)", () => {
   it("highlights an item on its own path", () => {
@@ -25,6 +25,20 @@ describe("isNavItemActive (equals or starts with the item's href)", () => {
   it("highlights exactly one item for each top-level page", () => {
     for (const path of ["/", "/docs/tasks", "/pricing", "/blog/light-dark-mode", "/about"]) {
       expect(NAV_ITEMS.filter((item) => isNavItemActive(path, item.href))).toHaveLength(1);
+    }
+  });
+});
+
+describe("isClientOnlyPath (the server's app-shell rule)", () => {
+  it("serves the shell for the client-only pages and anything beneath /auth/callback", () => {
+    for (const path of ["/login", "/dashboard", "/auth/callback", "/auth/callback/abc", "/newsletter/unsubscribe"]) {
+      expect(isClientOnlyPath(path)).toBe(true);
+    }
+  });
+
+  it("treats paths beneath the other client-only pages, and other spellings, as unknown", () => {
+    for (const path of ["/login/google", "/dashboard/licenses", "/newsletter/unsubscribe/x", "/Dashboard", "/auth"]) {
+      expect(isClientOnlyPath(path)).toBe(false);
     }
   });
 });

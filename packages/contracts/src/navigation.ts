@@ -29,3 +29,17 @@ export const STATIC_PUBLIC_PATHS = [
 ] as const;
 /** Client-only routes: never prerendered, never in the sitemap. */
 export const CLIENT_ONLY_PATHS = ["/login", "/dashboard", "/auth/callback", "/newsletter/unsubscribe"] as const;
+
+/** Of those, the one whose whole subtree is the same page (spec: "/auth/callback and anything beneath it"). */
+export const CLIENT_ONLY_SUBTREES = ["/auth/callback"] as const;
+
+/**
+ * Whether the server answers `pathname` with the client-only app shell. Anything else that is not a prerendered
+ * page is unknown: the server sends the 404 page with status 404 (so /dashboard/typo is a 404, not a blank shell).
+ */
+export function isClientOnlyPath(pathname: string): boolean {
+  return (
+    (CLIENT_ONLY_PATHS as readonly string[]).includes(pathname) ||
+    CLIENT_ONLY_SUBTREES.some((base) => pathname.startsWith(`${base}/`))
+  );
+}

@@ -1,7 +1,12 @@
 /**
- * Spec section 9: the plans table. The pricing page, the docs, the dashboard and the server
- * all read this one table.
+ * Spec section 9: the plans table. The pricing page, the home page, the docs and blog (through the
+ * `{{site:plans-table}}` content token), the dashboard and the server all read this one table.
+ *
+ * Shared agent memory, local embeddings and the built-in code editor are free headline features (spec section
+ * 1): a plan's `includes` says what it *adds* on top of them, in the spec's terms (docs/decisions/0014).
  */
+import { TEAM_INTEGRATION_NAMES } from "./integrations";
+
 export type TierId = "free" | "plus" | "pro" | "pro+" | "ultra";
 export type PlanStatus = "join-beta" | "coming-soon";
 
@@ -20,7 +25,7 @@ export interface Plan {
   includes: readonly string[];
   status: PlanStatus;
   recommended: boolean;
-  /** Hosted prompt quotas per month; they add up monthly. */
+  /** Hosted prompt quotas per month; they add up monthly (QUOTA_NOTE, shown only with a quota). */
   quota?: { hosted: number; lite: number; total: number };
 }
 
@@ -30,7 +35,13 @@ export const PLANS: readonly Plan[] = [
     name: "Self Hosted Free",
     prices: [{ amount: 0, period: "month" }],
     summary: "Everything you need to run agents on your own machine.",
-    includes: ["One concurrent execution", "Unlimited projects and tasks"],
+    includes: [
+      "One concurrent execution",
+      "Unlimited projects and tasks",
+      "Shared agent memory and local embeddings",
+      "Built-in code editor",
+      "Echo, the no-cost test executor",
+    ],
     status: "join-beta",
     recommended: true,
   },
@@ -43,7 +54,12 @@ export const PLANS: readonly Plan[] = [
       { amount: 350, period: "lifetime" },
     ],
     summary: "Run a whole fleet of agents in parallel on your own hardware.",
-    includes: ["Unlimited concurrent executions", "Shared memories", "Backup options", "Embedding models"],
+    includes: [
+      "Unlimited concurrent executions",
+      "Shared memories across your machines",
+      "Backup options for memory and projects",
+      "A choice of embedding models",
+    ],
     status: "coming-soon",
     recommended: false,
   },
@@ -51,13 +67,13 @@ export const PLANS: readonly Plan[] = [
     tier: "pro",
     name: "Hybrid Pro",
     prices: [{ amount: 20, period: "month" }],
-    summary: "Local agents plus a hosted executor, an in-app IDE and your team's tools.",
+    summary: "Your local agents plus a hosted executor, with your team and its tools in the loop.",
     includes: [
       "350 prompts/month on the hosted executor",
       "500 prompts/month on the lite executor (850 total)",
-      "In-app IDE",
-      "Collaboration",
-      "Issue tracker, chat and wiki integrations",
+      "In-app IDE for tasks on the hosted executor",
+      "Collaboration: shared projects and reviews",
+      `Issue tracker, chat and wiki integrations (${TEAM_INTEGRATION_NAMES})`,
     ],
     status: "coming-soon",
     recommended: false,
@@ -89,7 +105,14 @@ export const PLANS: readonly Plan[] = [
   },
 ] as const;
 
+/** Spec section 9's closing line; it belongs to the plans that have a quota. */
 export const QUOTA_NOTE = "Quotas add up monthly.";
+
+/** "$10/month, $100/year or lifetime $350". */
+export function formatPrices(prices: readonly PlanPrice[]): string {
+  const all = prices.map(formatPrice);
+  return all.length > 1 ? `${all.slice(0, -1).join(", ")} or ${all.at(-1)}` : (all[0] ?? "");
+}
 
 export function formatPrice(price: PlanPrice): string {
   const amount = `$${price.amount.toLocaleString("en-US")}`;

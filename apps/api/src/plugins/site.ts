@@ -2,19 +2,23 @@
  * Serves the prerendered site. Static files come straight from the build; page paths map to
  * their prerendered index.html; React Router's .data files back client-side navigations.
  *   - /docs/<anything unknown> shows getting-started (spec), for both HTML and .data requests;
- *   - client-only routes (/login, /dashboard, /auth/callback/*) get the SPA fallback;
+ *   - client-only routes (/login, /dashboard, /auth/callback/*, /newsletter/unsubscribe) get the SPA fallback,
+ *     paths beneath them do not (`isClientOnlyPath` in contracts);
+ *   - a known page spelled in capitals is redirected to its lower-case address;
  *   - anything else gets the designed 404 page with status 404.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, normalize, relative } from "node:path";
 import fastifyStatic from "@fastify/static";
-import { CLIENT_ONLY_PATHS, DEFAULT_DOC_SLUG } from "@flotilla/contracts";
+import { DEFAULT_DOC_SLUG, isClientOnlyPath } from "@flotilla/contracts";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { pageContentSecurityPolicy } from "./security";
 
 const HTML_CACHE = "public, max-age=0, must-revalidate";
 const ASSET_CACHE = "public, max-age=31536000, immutable";
+/** What a same-site redirect target may contain (no `\\`, no `//`, nothing that leaves the site). */
+const SAFE_PATH = /^\/(?!\/)[a-z0-9/._-]*$/;
 
 function isFile(path: string): boolean {
   try {
@@ -22,10 +26,6 @@ function isFile(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-export function isClientOnlyPath(pathname: string): boolean {
-  return CLIENT_ONLY_PATHS.some((base) => pathname === base || pathname.startsWith(`${base}/`));
 }
 
 const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g;
@@ -68,6 +68,12 @@ export async function sitePlugin(app: FastifyInstance, { root, production }: { r
     },
   });
 
+  /** Whether a (normalised) path is a page: prerendered, a docs path (getting-started) or client-only. */
+  const servesPage = (path: string) =>
+    isFile(join(root, path === "/" ? "index.html" : `${path.slice(1)}/index.html`)) ||
+    path.startsWith("/docs/") ||
+    (isClientOnlyPath(path) && isFile(spaFallback));
+
   const sendHtml = (reply: FastifyReply, file: string, status = 200) =>
     reply
       .code(status)
@@ -90,6 +96,14 @@ export async function sitePlugin(app: FastifyInstance, { root, production }: { r
       // A prerendered page.
       const page = clean === "/" ? "index.html" : `${clean.slice(1)}/index.html`;
       if (isFile(join(root, page))) return sendHtml(reply, page);
+
+      // React Router matches routes case-insensitively, the file system does not: were /Pricing answered with the
+      // 404 document, the browser would hydrate the pricing route over it. A known page spelled in another case is
+      // redirected to its own address instead (docs/decisions/0012).
+      const lower = clean.toLowerCase();
+      if (lower !== clean && SAFE_PATH.test(lower) && servesPage(lower)) {
+        return reply.redirect(`${lower}${new URL(request.url, "http://x").search}`, 301);
+      }
 
       if (clean.startsWith("/docs/")) {
         if (clean.endsWith(".data")) return reply.sendFile(`docs/${DEFAULT_DOC_SLUG}.data`, root);

@@ -11,3 +11,8 @@ export function useOpenSignup(): () => void {
   if (!open) throw new Error("useOpenSignup must be used inside the site layout");
   return open;
 }
+
+/** The opener, or null outside the site layout (a component rendered on its own, as in a test). */
+export function useOptionalOpenSignup(): (() => void) | null {
+  return useContext(SignupOpenerContext);
+}

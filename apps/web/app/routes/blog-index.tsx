@@ -1,4 +1,5 @@
-import { BLOG_CATEGORIES, type BlogCategory, filterPosts } from "@flotilla/contracts";
+import { BLOG_CATEGORIES, type BlogCategory, BRAND, filterPosts } from "@flotilla/contracts";
+import { Rss } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
 import { subscribeToNewsletter } from "../features/blog/api";
@@ -13,8 +14,7 @@ export const loader = () => ({ posts: listPosts() });
 export const meta = () =>
   seo({
     title: "Blog",
-    description:
-      "Tutorials, deep dives and announcements from the Flotilla team: agent coordination, memory, MCP servers, prompts and the way we build.",
+    description: `Tutorials, deep dives and announcements from the ${BRAND.name} team: agent coordination, memory, MCP servers, prompts and the way we build.`,
     path: "/blog",
   });
 
@@ -28,8 +28,17 @@ export default function BlogIndex({ loaderData }: Route.ComponentProps) {
         <p className="text-sm font-semibold uppercase tracking-wider text-accent">Blog</p>
         <h1 className="mt-3 text-4xl font-semibold tracking-tight sm:text-5xl">Notes from the command centre</h1>
         <p className="mt-5 text-lg leading-8 text-fg-muted">
-          How we think about agents, memory and review, and how to get the most out of Flotilla.
+          How we think about agents, memory and review, and how to get the most out of {BRAND.name}.
         </p>
+        {/* A resource route, not a page: a plain link loads it. */}
+        <a
+          href="/blog/rss.xml"
+          className="mt-5 inline-flex items-center gap-2 text-sm font-medium text-accent hover:underline"
+          type="application/rss+xml"
+        >
+          <Rss className="size-4" aria-hidden="true" />
+          Subscribe via RSS
+        </a>
       </header>
 
       <fieldset className="mt-10 flex flex-wrap gap-2" aria-label="Filter posts by category">

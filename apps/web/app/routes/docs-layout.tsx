@@ -1,4 +1,5 @@
-import { resolveDocSlug } from "@flotilla/contracts";
+import { DOCS_PAGES, resolveDocSlug } from "@flotilla/contracts";
+import { ChevronDown } from "lucide-react";
 import { useCallback, useState } from "react";
 import { Outlet, useLocation } from "react-router";
 import { DocsSearchButton, DocsSearchDialog, useDocsSearchShortcut } from "../features/docs/docs-search";
@@ -7,6 +8,7 @@ import { DocsSidebar } from "../features/docs/docs-sidebar";
 export default function DocsLayout() {
   const { pathname } = useLocation();
   const currentSlug = resolveDocSlug(pathname.replace(/^\/docs\/?/, ""));
+  const currentTitle = DOCS_PAGES.find((page) => page.slug === currentSlug)?.title;
   const [searchOpen, setSearchOpen] = useState(false);
   const openSearch = useCallback(() => setSearchOpen(true), []);
   const closeSearch = useCallback(() => setSearchOpen(false), []);
@@ -23,9 +25,17 @@ export default function DocsLayout() {
       <div className="min-w-0 flex-1">
         <div className="mt-6 space-y-3 lg:hidden">
           <DocsSearchButton onOpen={openSearch} />
-          <details className="rounded-lg border border-border">
-            <summary className="cursor-pointer px-4 py-2.5 text-sm font-medium">Browse the docs</summary>
-            <div className="px-2 pb-2">
+          {/* Keyed by path: a navigation from the menu closes it. */}
+          <details key={pathname} className="group rounded-lg border border-border bg-bg-elevated">
+            <summary className="flex cursor-pointer list-none items-center gap-3 rounded-lg px-4 py-2.5 text-sm [&::-webkit-details-marker]:hidden">
+              <span className="font-medium">Docs menu</span>
+              <span className="min-w-0 flex-1 truncate text-fg-muted">{currentTitle}</span>
+              <ChevronDown
+                className="size-4 shrink-0 text-fg-muted transition-transform group-open:rotate-180"
+                aria-hidden="true"
+              />
+            </summary>
+            <div className="border-t border-border px-2 pt-4 pb-2 [&>nav>div:last-child]:mb-2">
               <DocsSidebar currentSlug={currentSlug} />
             </div>
           </details>

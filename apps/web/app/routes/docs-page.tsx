@@ -1,4 +1,5 @@
-import { DOCS_PAGES, docHref, resolveDocSlug } from "@flotilla/contracts";
+import { docGroupOf, docHref, resolveDocSlug } from "@flotilla/contracts";
+import { Link } from "react-router";
 import { readPage } from "../features/content/content.server";
 import { MarkdownArticle } from "../features/content/markdown-article";
 import { DocsOutline } from "../features/docs/docs-outline";
@@ -20,11 +21,25 @@ export const meta = ({ loaderData }: Route.MetaArgs) =>
 
 export default function DocsPage({ loaderData }: Route.ComponentProps) {
   const { slug, title, description, html, headings } = loaderData;
-  const group = DOCS_PAGES.find((page) => page.slug === slug);
+  const group = docGroupOf(slug);
   return (
     <div className="flex gap-10 py-10">
       <article className="min-w-0 max-w-3xl flex-1" data-doc-slug={slug}>
-        <p className="text-sm font-medium text-accent">Docs{group ? ` › ${group.title}` : ""}</p>
+        <nav aria-label="Breadcrumb">
+          <ol className="flex flex-wrap items-center gap-1.5 text-sm font-medium text-accent">
+            <li>
+              <Link to="/docs" className="hover:underline">
+                Docs
+              </Link>
+            </li>
+            {group && (
+              <li className="flex items-center gap-1.5">
+                <span aria-hidden="true">›</span>
+                <span>{group.title}</span>
+              </li>
+            )}
+          </ol>
+        </nav>
         <h1 className="mt-2 text-3xl font-semibold tracking-tight sm:text-4xl">{title}</h1>
         <p className="mt-4 text-lg leading-8 text-fg-muted">{description}</p>
         <MarkdownArticle html={html} className="mt-8" />

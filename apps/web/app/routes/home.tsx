@@ -32,7 +32,7 @@ export default function Home() {
       <section
         id="pricing"
         aria-labelledby="pricing-title"
-        className="below-fold [--fold-height:87rem] md:[--fold-height:59rem] lg:[--fold-height:62rem] border-t border-border bg-bg-subtle"
+        className="below-fold [--fold-height:87rem] md:[--fold-height:57rem] lg:[--fold-height:59rem] border-t border-border bg-bg-subtle"
       >
         <div className="mx-auto max-w-5xl px-4 py-24 sm:px-6 lg:px-8">
           <SectionHeading
@@ -51,7 +51,7 @@ export default function Home() {
           </p>
         </div>
       </section>
-      <section className="below-fold [--fold-height:39rem] md:[--fold-height:34rem] lg:[--fold-height:32rem] mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8">
+      <section className="below-fold [--fold-height:39rem] md:[--fold-height:32rem] lg:[--fold-height:32rem] mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8">
         <div className="relative overflow-hidden rounded-3xl bg-[#0b1020] px-6 py-16 text-center text-white sm:px-16">
           <div className="pointer-events-none absolute inset-0 bg-[radial-gradient(ellipse_at_top,rgba(56,189,248,0.25),transparent_60%)]" />
           <h2 className="relative text-3xl font-semibold tracking-tight text-balance sm:text-4xl">

@@ -1,38 +1,7 @@
-import { Compass } from "lucide-react";
-import { Link } from "react-router";
-import { buttonClass } from "../components/button";
+import { NOT_FOUND_SEO } from "../features/site/error-seo";
+import { NotFoundPage } from "../features/site/not-found-page";
 import { seo } from "../lib/seo";
 
-export const meta = () =>
-  seo({
-    title: "Page not found",
-    description: "This page does not exist. Find your way back to the docs, blog or home page.",
-    path: "/404",
-    noindex: true,
-  });
+export const meta = () => seo(NOT_FOUND_SEO);
 
-export default function NotFound() {
-  return (
-    <div className="mx-auto flex max-w-xl flex-col items-center px-6 py-28 text-center">
-      <span className="inline-flex size-14 items-center justify-center rounded-2xl bg-brand text-white">
-        <Compass className="size-7" aria-hidden="true" />
-      </span>
-      <p className="mt-8 font-mono text-sm text-fg-muted">404</p>
-      <h1 className="mt-2 text-4xl font-semibold tracking-tight">This page drifted off course</h1>
-      <p className="mt-4 text-lg text-fg-muted">
-        The page you are looking for does not exist or has moved. These will get you back on track:
-      </p>
-      <div className="mt-8 flex flex-wrap justify-center gap-3">
-        <Link to="/" className={buttonClass("primary", "md")}>
-          Home
-        </Link>
-        <Link to="/docs" className={buttonClass("secondary", "md")}>
-          Documentation
-        </Link>
-        <Link to="/blog" className={buttonClass("secondary", "md")}>
-          Blog
-        </Link>
-      </div>
-    </div>
-  );
-}
+export default NotFoundPage;

@@ -28,6 +28,40 @@ export interface Operation {
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, Record<string, unknown>>>;
+  tags?: { name: string; description?: string }[];
+}
+
+/**
+ * The order a reader meets the API in: what the desktop app (and anyone integrating it) calls first, then the
+ * portal's endpoints, sign-in and early access; the service's own health and readiness checks come last.
+ * Tags the list does not know follow in the document's order, before Service.
+ */
+export const TAG_ORDER = ["Licensing", "Customer", "Sign-in", "Early access"] as const;
+const LAST_TAG = "Service";
+/** Internal probes: at the end of their section, whatever tag they carry. */
+const isProbe = (op: Operation) => /\/(health|ready)$/.test(op.path);
+
+export interface OperationGroup {
+  tag: string;
+  description?: string;
+  operations: Operation[];
+}
+
+export function groupOperations(doc: OpenApiDocument): OperationGroup[] {
+  const operations = operationsOf(doc);
+  const tags = [...new Set(operations.map((op) => op.tag))];
+  const rank = (tag: string) => {
+    const known = (TAG_ORDER as readonly string[]).indexOf(tag);
+    if (known >= 0) return known;
+    return tag === LAST_TAG ? TAG_ORDER.length + tags.length : TAG_ORDER.length + tags.indexOf(tag);
+  };
+  return tags
+    .sort((a, b) => rank(a) - rank(b))
+    .map((tag) => ({
+      tag,
+      description: doc.tags?.find((t) => t.name === tag)?.description,
+      operations: operations.filter((op) => op.tag === tag).sort((a, b) => Number(isProbe(a)) - Number(isProbe(b))),
+    }));
 }
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
@@ -35,6 +69,8 @@ const METHODS = ["get", "post", "put", "patch", "delete"];
 export function operationsOf(doc: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    // The site's own catch-all route is not part of the API.
+    if (!path.startsWith("/api/")) continue;
     for (const method of METHODS) {
       const op = item[method] as Record<string, unknown> | undefined;
       if (!op) continue;

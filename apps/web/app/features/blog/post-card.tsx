@@ -3,7 +3,14 @@ import { Link } from "react-router";
 import { BlogImage } from "./blog-image";
 import { CategoryBadge, PostMeta } from "./post-meta";
 
-export function PostCard({ post, featured = false }: { post: BlogPost; featured?: boolean }) {
+interface PostCardProps {
+  post: BlogPost;
+  featured?: boolean;
+  /** h2 on the blog index; h3 under an article's "Keep reading" heading. */
+  titleAs?: "h2" | "h3";
+}
+
+export function PostCard({ post, featured = false, titleAs: Title = "h2" }: PostCardProps) {
   return (
     <article
       className={`group relative flex overflow-hidden rounded-2xl border border-border bg-bg-elevated transition-shadow hover:shadow-lg hover:shadow-sky-900/5 ${
@@ -26,11 +33,11 @@ export function PostCard({ post, featured = false }: { post: BlogPost; featured?
           {featured && <span className="text-xs font-semibold uppercase tracking-wider text-fg-muted">Featured</span>}
           <CategoryBadge category={post.category} />
         </div>
-        <h2 className={`mt-3 font-semibold tracking-tight ${featured ? "text-2xl sm:text-3xl" : "text-lg"}`}>
+        <Title className={`mt-3 font-semibold tracking-tight ${featured ? "text-2xl sm:text-3xl" : "text-lg"}`}>
           <Link to={`/blog/${post.slug}`} className="after:absolute after:inset-0 group-hover:text-accent">
             {post.title}
           </Link>
-        </h2>
+        </Title>
         <p className="mt-3 flex-1 text-sm leading-6 text-fg-muted">{post.excerpt}</p>
         <div className="mt-5">
           <PostMeta post={post} />

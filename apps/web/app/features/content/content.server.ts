@@ -1,6 +1,7 @@
 /** Build-time content queries used by route loaders. Results are memoised: one parse per file per build. */
 import { BLOG_CATEGORIES, type BlogCategory, type BlogPost } from "@flotilla/contracts";
 import { type ContentKind, listSlugs, readContent } from "./content-files.server";
+import { expandContentTokens } from "./content-tokens.server";
 import { renderMarkdown } from "./markdown.server";
 import type { RenderedPage, Section } from "./types";
 
@@ -18,7 +19,7 @@ export function readPageWithSections(kind: ContentKind, slug: string): Promise<R
   if (!page) {
     page = (async () => {
       const { data, body } = readContent(kind, slug);
-      const { html, headings, sections } = await renderMarkdown(body);
+      const { html, headings, sections } = await renderMarkdown(expandContentTokens(body, cacheKey));
       return {
         title: requireString(data, "title", cacheKey),
         description: requireString(data, "description", cacheKey),
@@ -79,6 +80,6 @@ export async function readPost(slug: string): Promise<{ post: BlogPostWithMeta; 
   const post = toPost(slug);
   if (post.comingSoon) return { post, html: "" };
   const { body } = readContent("blog", slug);
-  const { html } = await renderMarkdown(body);
+  const { html } = await renderMarkdown(expandContentTokens(body, `blog/${slug}`));
   return { post, html };
 }

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { useNavigate } from "react-router";
 import { Modal } from "../../components/modal";
 import { SEARCH_INDEX_PATH, SEARCH_OPTIONS, type SearchDocument } from "./search-index";
+import { useShortcutHint } from "./shortcut-hint";
 
 type Index = MiniSearch<SearchDocument>;
 interface Hit {
@@ -51,6 +52,7 @@ export function useDocsSearchShortcut(open: () => void) {
 }
 
 export function DocsSearchButton({ onOpen }: { onOpen: () => void }) {
+  const hint = useShortcutHint();
   return (
     <button
       type="button"
@@ -60,7 +62,11 @@ export function DocsSearchButton({ onOpen }: { onOpen: () => void }) {
     >
       <Search className="size-4" aria-hidden="true" />
       <span className="flex-1 text-left">Search docs</span>
-      <kbd className="rounded border border-border px-1.5 font-mono text-[11px]">Ctrl K</kbd>
+      {hint && (
+        <kbd className="rounded border border-border px-1.5 font-mono text-[11px]" data-testid="search-shortcut">
+          {hint}
+        </kbd>
+      )}
     </button>
   );
 }

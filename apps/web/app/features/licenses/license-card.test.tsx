@@ -2,7 +2,9 @@ import type { License } from "@flotilla/contracts/licensing";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { SignupOpenerContext } from "../../lib/signup-opener";
 import { createPortalQueryClient } from "../dashboard/query-client";
 import { LicenseCard } from "./license-card";
 
@@ -23,9 +25,11 @@ const BASE: License = {
 
 function renderCard(license: License) {
   render(
-    <QueryClientProvider client={createPortalQueryClient()}>
-      <LicenseCard license={license} />
-    </QueryClientProvider>,
+    <MemoryRouter>
+      <QueryClientProvider client={createPortalQueryClient()}>
+        <LicenseCard license={license} />
+      </QueryClientProvider>
+    </MemoryRouter>,
   );
   return screen.getByRole("article");
 }
@@ -123,5 +127,57 @@ describe("LicenseCard", () => {
     await user.click(within(card).getByRole("button", { name: "Copy license key" }));
     expect(await navigator.clipboard.readText()).toBe(BASE.license_key);
     expect(await within(card).findByText("Copied to clipboard")).toBeInTheDocument();
+  });
+});
+
+describe("LicenseCard: a new customer's next step", () => {
+  it("while no device is active, says how to get the macOS beta, where the key goes, and links the activation docs", () => {
+    const card = renderCard(BASE);
+    const step = within(card).getByRole("region", { name: /Next step/ });
+    expect(step).toHaveTextContent("Get the macOS beta");
+    expect(step).toHaveTextContent(/early-access members/);
+    expect(step).toHaveTextContent("Paste your license key");
+    expect(step).toHaveTextContent("Settings → License");
+    expect(within(step).getByRole("link", { name: /activation guide/ })).toHaveAttribute(
+      "href",
+      "/docs/pricing#activating-the-desktop-app",
+    );
+    // Transfer, Download and Deactivate stay as they were (coming soon).
+    for (const name of ["Transfer", "Download", "Deactivate"]) {
+      expect(within(card).getByRole("button", { name })).toBeInTheDocument();
+    }
+  });
+
+  it("goes away once a device is active", () => {
+    const card = renderCard({ ...BASE, machine_id: "ada-macbook", last_seen: "2025-06-12T12:00:00Z" });
+    expect(within(card).queryByRole("region", { name: /Next step/ })).not.toBeInTheDocument();
+  });
+
+  it("offers the early-access form in place when the site's signup opener is there", async () => {
+    const open = vi.fn();
+    render(
+      <MemoryRouter>
+        <SignupOpenerContext.Provider value={open}>
+          <QueryClientProvider client={createPortalQueryClient()}>
+            <LicenseCard license={BASE} />
+          </QueryClientProvider>
+        </SignupOpenerContext.Provider>
+      </MemoryRouter>,
+    );
+    await userEvent.click(screen.getByRole("button", { name: "join early access" }));
+    expect(open).toHaveBeenCalledOnce();
+  });
+});
+
+describe("LicenseCard: the key on a phone", () => {
+  it("can wrap only between groups, and still reads and copies as the exact key", () => {
+    const card = renderCard(BASE);
+    const key = within(card).getByTestId("license-key");
+    expect(key.textContent).toBe(BASE.license_key);
+    const groups = [...key.querySelectorAll("span")];
+    expect(groups.map((group) => group.textContent?.replace("-", ""))).toEqual(BASE.license_key.split("-"));
+    for (const group of groups) expect(group).toHaveClass("whitespace-nowrap");
+    expect(key.querySelectorAll("wbr")).toHaveLength(groups.length - 1);
+    expect(key.className).not.toContain("break-all");
   });
 });

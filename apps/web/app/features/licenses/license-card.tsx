@@ -7,7 +7,9 @@ import { announceComingSoon } from "../../lib/coming-soon";
 import { formatDisplayDate } from "../../lib/portal-format";
 import { DevicePanel } from "../devices/device-panel";
 import { CopyButton } from "./copy-button";
-import { featureChips } from "./license-helpers";
+import { CHIP_DETAILS, featureChips } from "./license-helpers";
+import { LicenseKey } from "./license-key";
+import { LicenseNextStep } from "./license-next-step";
 import { LicenseStatus } from "./license-status";
 import { TierBadge } from "./tier-badge";
 
@@ -52,7 +54,7 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
         <Field label="License Key" wide>
           <span className="flex items-center gap-1 rounded-lg border border-border bg-bg-subtle py-1 pl-3 pr-1">
             <KeyRound className="size-4 shrink-0 text-fg-muted" aria-hidden="true" />
-            <code className="min-w-0 flex-1 break-all font-mono text-sm">{license.license_key}</code>
+            <LicenseKey value={license.license_key} />
             <CopyButton value={license.license_key} label="Copy license key" />
           </span>
         </Field>
@@ -67,10 +69,14 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
         <Field label="Last Seen">{formatDisplayDate(license.last_seen)}</Field>
       </dl>
 
+      {/* A new customer's next step, until a device is active (then the machine ID is set). */}
+      {!license.machine_id && <LicenseNextStep />}
+
       <ul className="mt-5 flex flex-wrap gap-2" aria-label="Features">
         {featureChips(license.features).map((chip) => (
           <li
             key={chip}
+            title={CHIP_DETAILS[chip]}
             className="rounded-full border border-border bg-bg-subtle px-3 py-1 text-xs font-medium text-fg-muted"
           >
             {chip}

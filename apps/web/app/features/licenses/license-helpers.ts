@@ -46,3 +46,10 @@ export function featureChips(features: TierFeatures): string[] {
   if (features.embeddingModels) chips.push("AI Models");
   return chips;
 }
+
+/** What a plan-only chip means (decision 0014: every plan shares memory and embeds locally on one machine). */
+export const CHIP_DETAILS: Readonly<Record<string, string>> = {
+  "Shared Memory": "Memories shared across your machines",
+  Backups: "Backup options for memory and projects",
+  "AI Models": "A choice of embedding models",
+};

@@ -16,7 +16,7 @@ export function FeaturesSection() {
     <section
       id="features"
       aria-labelledby="features-title"
-      className="below-fold [--fold-height:130rem] md:[--fold-height:75rem] lg:[--fold-height:58rem] mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8"
+      className="below-fold [--fold-height:126rem] md:[--fold-height:74rem] lg:[--fold-height:58rem] mx-auto max-w-7xl px-4 py-24 sm:px-6 lg:px-8"
     >
       <SectionHeading
         id="features-title"

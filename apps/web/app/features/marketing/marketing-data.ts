@@ -1,4 +1,5 @@
 /** Spec section 2, "Home page": the landing page's facts in one place. */
+import { EXECUTOR_CLIS, TEAM_INTEGRATIONS, TEST_EXECUTOR } from "@flotilla/contracts/integrations";
 
 export const HERO_CHIPS = [
   "Agent coordination",
@@ -51,16 +52,42 @@ export const FEATURES: readonly { icon: FeatureIcon; title: string; body: string
   },
 ];
 
-export const INTEGRATIONS = [
-  { name: "Git", detail: "Worktrees, branches and merges, done for you" },
-  { name: "Local coding CLIs", detail: "Four command-line AI coding executors" },
-  { name: "Echo", detail: "A no-cost executor for testing and debugging flows" },
-  { name: "Your code editor", detail: "Open any file in the editor you already use" },
-  { name: "Issue tracker", detail: "Turn tickets into tasks and report back" },
-  { name: "Team chat", detail: "Task updates where your team already talks" },
-  { name: "Wiki", detail: "Feed design docs and runbooks into agent memory" },
-  { name: "MCP servers", detail: "Any Model Context Protocol server you configure" },
-] as const;
+export interface Integration {
+  name: string;
+  detail: string;
+}
+
+const makerOf = (maker: string) => (maker === "open source" ? "The open-source" : `${maker}'s`);
+
+/** Home page "Integrations": the supported tools by name, from the one list in contracts (decision 0013). */
+export const INTEGRATION_GROUPS: readonly { title: string; items: readonly Integration[] }[] = [
+  {
+    title: "Executors",
+    items: [
+      ...EXECUTOR_CLIS.map((cli) => ({
+        name: cli.name,
+        detail: `${makerOf(cli.maker)} coding CLI, run in the task's worktree`,
+      })),
+      { name: TEST_EXECUTOR.name, detail: "A no-cost executor for testing and debugging flows" },
+    ],
+  },
+  {
+    title: "Around every task",
+    items: [
+      { name: "Git", detail: "Worktrees, branches and merges, done for you" },
+      { name: "Your code editor", detail: "Open any file in the editor you already use" },
+      { name: "MCP servers", detail: "Any Model Context Protocol server you configure" },
+    ],
+  },
+  {
+    title: "Team tools, with Hybrid Pro",
+    items: [
+      { name: TEAM_INTEGRATIONS.issueTracker.name, detail: "Issue tracker: turn issues into tasks and report back" },
+      { name: TEAM_INTEGRATIONS.chat.name, detail: "Chat: task updates where your team already talks" },
+      { name: TEAM_INTEGRATIONS.wiki.name, detail: "Wiki: feed design docs and runbooks into agent memory" },
+    ],
+  },
+];
 
 export type PlatformStatus = "available" | "beta-signup" | "coming-soon";
 

@@ -1,4 +1,4 @@
-import { formatPrice, type Plan } from "@flotilla/contracts";
+import { formatPrice, type Plan, QUOTA_NOTE } from "@flotilla/contracts";
 import { Check } from "lucide-react";
 import { buttonClass } from "../../components/button";
 
@@ -36,6 +36,7 @@ export function PlanCard({ plan, onJoin }: { plan: Plan; onJoin: () => void }) {
           </li>
         ))}
       </ul>
+      {plan.quota && <p className="mt-4 text-xs text-fg-muted">{QUOTA_NOTE}</p>}
       {plan.status === "join-beta" ? (
         <button type="button" className={buttonClass("primary", "md", "mt-8 w-full")} onClick={onJoin}>
           Join Beta

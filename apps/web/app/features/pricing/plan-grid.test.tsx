@@ -14,7 +14,22 @@ describe("PlanGrid", () => {
     expect(cards[1]).toHaveTextContent("$10/month");
     expect(cards[1]).toHaveTextContent("or $100/year, or lifetime $350");
     expect(cards[2]).toHaveTextContent("(850 total)");
-    expect(screen.getByText("Quotas add up monthly.")).toBeInTheDocument();
+  });
+
+  it('says "Quotas add up monthly." under the plans that have a quota, and only there', () => {
+    render(<PlanGrid onJoin={() => {}} />);
+    const cards = screen.getAllByRole("listitem").filter((li) => li.dataset.tier);
+    for (const card of cards) {
+      const plan = PLANS.find((p) => p.tier === card.dataset.tier)!;
+      if (plan.quota) expect(card).toHaveTextContent("Quotas add up monthly.");
+      else expect(card).not.toHaveTextContent("Quotas add up monthly.");
+    }
+    expect(screen.getAllByText("Quotas add up monthly.")).toHaveLength(PLANS.filter((p) => p.quota).length);
+  });
+
+  it("shows no quota note on the home page's two self-hosted plans", () => {
+    render(<PlanGrid onJoin={() => {}} limit={2} />);
+    expect(screen.queryByText("Quotas add up monthly.")).not.toBeInTheDocument();
   });
 
   it("marks Free as recommended with Join Beta, and every paid plan as a disabled Coming Soon", async () => {

@@ -1,0 +1,25 @@
+import { EXECUTOR_CLIS, PLANS, TEAM_INTEGRATIONS } from "@flotilla/contracts";
+import { describe, expect, it } from "vitest";
+import { expandContentTokens } from "./content-tokens.server";
+
+describe("content tokens", () => {
+  it("writes the supported tools from the contracts", () => {
+    const text = expandContentTokens("Use {{site:executor-clis}}; {{site:issue-tracker}}, {{site:chat}}.", "t");
+    for (const cli of EXECUTOR_CLIS) expect(text).toContain(cli.name);
+    expect(text).toContain(`${TEAM_INTEGRATIONS.issueTracker.name}, ${TEAM_INTEGRATIONS.chat.name}.`);
+    expect(expandContentTokens("{{site:executor-clis-table}}", "t")).toContain("`claude`");
+  });
+
+  it("writes the plans table from the plans, one row per plan", () => {
+    const table = expandContentTokens("{{site:plans-table}}", "t").split("\n");
+    expect(table).toHaveLength(PLANS.length + 2);
+    expect(table[2]).toContain("**Self Hosted Free** | $0/month");
+    expect(table[3]).toContain("$10/month, $100/year or lifetime $350");
+    expect(table[3]).toContain("Shared memories across your machines");
+  });
+
+  it("leaves other double braces alone and fails on an unknown token", () => {
+    expect(expandContentTokens("Outcome: {{what should be true}}", "t")).toBe("Outcome: {{what should be true}}");
+    expect(() => expandContentTokens("{{site:nope}}", "docs/x")).toThrow("docs/x: unknown content token");
+  });
+});
