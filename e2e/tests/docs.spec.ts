@@ -40,7 +40,7 @@ test.describe("docs", () => {
     await expect(page).toHaveURL(/\/docs\/(embeddings|memory-architecture)/);
   });
 
-  test("search finds the supported tools by name (decision 0013)", async ({ page }) => {
+  test("search finds the supported tools by name (decision 0021)", async ({ page }) => {
     await page.goto("/docs/agents");
     await page.keyboard.press("Control+k");
     const dialog = page.getByRole("dialog", { name: "Search the docs" });

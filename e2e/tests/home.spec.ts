@@ -15,7 +15,7 @@ test.describe("home page", () => {
     await expect(page.locator("#features li")).toHaveCount(6);
   });
 
-  test("the integrations section names every supported tool (decision 0013)", async ({ page }) => {
+  test("the integrations section names every supported tool (decision 0021)", async ({ page }) => {
     const section = page.locator("#integrations");
     for (const name of [
       ...EXECUTOR_CLIS.map((cli) => cli.name),

@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 
-/** Decision 0015: Inter is self-hosted, never blocks the first paint, and its arrival moves nothing. */
+/** Decision 0023: Inter is self-hosted, never blocks the first paint, and its arrival moves nothing. */
 test("text is set in the self-hosted Inter, loaded from the site itself", async ({ page }) => {
   const fonts: string[] = [];
   page.on("request", (request) => request.resourceType() === "font" && fonts.push(request.url()));

@@ -2,7 +2,7 @@ import { index, layout, type RouteConfig, type RouteConfigEntry, route as routeE
 import { BLOG_SLUGS } from "./features/content/content-files.server";
 
 /**
- * The client's route table must match exactly the pages the server serves (docs/decisions/0012): the server
+ * The client's route table must match exactly the pages the server serves (docs/decisions/0020): the server
  * answers every other path with the prerendered 404 page, whose hydration data belongs to the catch-all route.
  * So paths match case-sensitively, as the server's file system does, and each blog post is its own route
  * (a `blog/:slug` pattern would also match a mistyped slug, which the server answers with the 404 page).

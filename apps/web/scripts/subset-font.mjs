@@ -1,4 +1,4 @@
-// Regenerates apps/web/app/fonts/inter-variable-subset.woff2 (docs/decisions/0015):
+// Regenerates apps/web/app/fonts/inter-variable-subset.woff2 (docs/decisions/0023):
 //   node apps/web/scripts/subset-font.mjs
 // Inter's variable Latin file from @fontsource-variable/inter (weights 100–900), cut down with HarfBuzz to the
 // characters the site sets in its text face. Anything else (code uses the monospace face) falls through to the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EXECUTOR_CLI_NAMES, EXECUTOR_CLIS, listInWords, TEAM_INTEGRATION_NAMES } from "./integrations";
 
-describe("supported tools (decision 0013)", () => {
+describe("supported tools (decision 0021)", () => {
   it("names four local command-line coding tools, each with the command looked up on the PATH", () => {
     expect(EXECUTOR_CLIS).toHaveLength(4);
     for (const cli of EXECUTOR_CLIS) expect(cli.command).toMatch(/^[a-z][a-z0-9-]*$/);

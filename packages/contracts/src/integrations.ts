@@ -1,5 +1,5 @@
 /**
- * The tools Flotilla works with, named once (docs/decisions/0013). The home page, the docs (through content
+ * The tools Flotilla works with, named once (docs/decisions/0021). The home page, the docs (through content
  * tokens expanded at build time, so docs search finds the names), the blog and the plans all read this list.
  */
 export interface ExecutorCli {

@@ -27,7 +27,7 @@ describe("plans table (spec section 9)", () => {
   });
 });
 
-describe("what each plan adds (decision 0014)", () => {
+describe("what each plan adds (decision 0022)", () => {
   it("lists the free headline features under Free", () => {
     const free = PLANS.find((p) => p.tier === "free")!;
     expect(free.includes).toContain("Shared agent memory and local embeddings");

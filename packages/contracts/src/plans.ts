@@ -3,7 +3,7 @@
  * `{{site:plans-table}}` content token), the dashboard and the server all read this one table.
  *
  * Shared agent memory, local embeddings and the built-in code editor are free headline features (spec section
- * 1): a plan's `includes` says what it *adds* on top of them, in the spec's terms (docs/decisions/0014).
+ * 1): a plan's `includes` says what it *adds* on top of them, in the spec's terms (docs/decisions/0022).
  */
 import { TEAM_INTEGRATION_NAMES } from "./integrations";
 

@@ -99,7 +99,7 @@ export async function sitePlugin(app: FastifyInstance, { root, production }: { r
 
       // React Router matches routes case-insensitively, the file system does not: were /Pricing answered with the
       // 404 document, the browser would hydrate the pricing route over it. A known page spelled in another case is
-      // redirected to its own address instead (docs/decisions/0012).
+      // redirected to its own address instead (docs/decisions/0020).
       const lower = clean.toLowerCase();
       if (lower !== clean && SAFE_PATH.test(lower) && servesPage(lower)) {
         return reply.redirect(`${lower}${new URL(request.url, "http://x").search}`, 301);

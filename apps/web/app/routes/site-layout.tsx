@@ -70,7 +70,7 @@ export const meta = ({ error }: Route.MetaArgs) =>
 
 /**
  * A page that fails on the client (a loader answering 404, a render error) is shown inside the site's header
- * and footer, so the visitor keeps the navigation: 404s as the designed 404 page (docs/decisions/0012).
+ * and footer, so the visitor keeps the navigation: 404s as the designed 404 page (docs/decisions/0020).
  */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   return (

@@ -47,7 +47,7 @@ export function featureChips(features: TierFeatures): string[] {
   return chips;
 }
 
-/** What a plan-only chip means (decision 0014: every plan shares memory and embeds locally on one machine). */
+/** What a plan-only chip means (decision 0022: every plan shares memory and embeds locally on one machine). */
 export const CHIP_DETAILS: Readonly<Record<string, string>> = {
   "Shared Memory": "Memories shared across your machines",
   Backups: "Backup options for memory and projects",

@@ -59,7 +59,7 @@ export interface Integration {
 
 const makerOf = (maker: string) => (maker === "open source" ? "The open-source" : `${maker}'s`);
 
-/** Home page "Integrations": the supported tools by name, from the one list in contracts (decision 0013). */
+/** Home page "Integrations": the supported tools by name, from the one list in contracts (decision 0021). */
 export const INTEGRATION_GROUPS: readonly { title: string; items: readonly Integration[] }[] = [
   {
     title: "Executors",
