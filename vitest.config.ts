@@ -34,6 +34,8 @@ export default defineConfig({
           root: "apps/api",
           environment: "node",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          // The cluster suite runs the real topology: `npm run test:cluster` (vitest.cluster.config.ts).
+          exclude: ["test/cluster/**"],
           testTimeout: 20_000,
           hookTimeout: 30_000,
         },
@@ -47,7 +49,7 @@ export default defineConfig({
                 root: "apps/api",
                 environment: "node",
                 include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-                exclude: ["test/site.test.ts", "test/durability.test.ts", "test/shutdown.test.ts"],
+                exclude: ["test/site.test.ts", "test/durability.test.ts", "test/shutdown.test.ts", "test/cluster/**"],
                 env: { FLOTILLA_TEST_DB: "postgres" },
                 testTimeout: 20_000,
                 hookTimeout: 30_000,

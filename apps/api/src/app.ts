@@ -8,19 +8,22 @@ import type { Config } from "./config";
 import { type DatabaseHandle, openDatabase } from "./db/client";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
-import { closeRedis, connectRedis } from "./lib/redis";
+import { closeRedis, connectRedis, connectSubscriber } from "./lib/redis";
 import { loadOrCreateSecret } from "./lib/secrets";
 import { mountDevelopmentIssuer } from "./modules/auth/dev-issuer";
 import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/identity-provider";
 import { registerAuthRoutes } from "./modules/auth/routes";
 import { AuthService } from "./modules/auth/service";
 import { CustomerLicenses } from "./modules/licenses/customer-licenses";
+import { LicenseCache } from "./modules/licenses/license-cache";
+import { LicenseInvalidation } from "./modules/licenses/license-invalidation";
 import { LicensingService } from "./modules/licenses/licensing-service";
 import { registerLicensingRoutes } from "./modules/licenses/routes";
 import { createLicenseSigner } from "./modules/licenses/signing";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
 import { registerSignupRoutes } from "./modules/signup/routes";
 import { frameworkErrors, registerErrorHandler, registerNulGuard } from "./plugins/errors";
+import { type Metrics, registerMetrics } from "./plugins/metrics";
 import { registerOpenApi } from "./plugins/openapi";
 import { registerRateLimit } from "./plugins/rate-limit";
 import { registerSecurity } from "./plugins/security";
@@ -36,10 +39,15 @@ declare module "fastify" {
   }
 }
 
+const ChecksSchema = z.object({ database: z.enum(["ok", "down"]), redis: z.enum(["ok", "down", "off"]) });
+const ReadySchema = z.object({ success: z.literal(true), status: z.literal("ready"), checks: ChecksSchema });
+
 /** Shared with the server entry: set when SIGTERM arrives, so readiness fails while in-flight work drains. */
 export interface Lifecycle {
   draining: boolean;
 }
+
+const REQUEST_ID = /^[A-Za-z0-9-]{16,64}$/;
 
 /** Query strings can carry tokens (unsubscribe links): logs keep the path only. */
 function pathOnly(url: string): string {
@@ -73,7 +81,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     // While draining after SIGTERM, requests already on an open connection are served (with Connection: close),
     // not refused: a load balancer cannot retry a refused POST safely.
     return503OnClosing: false,
-    genReqId: () => crypto.randomUUID(),
+    // nginx sends its $request_id (deploy/nginx.conf.template): the same id in its log and ours. Anything that
+    // does not look like an id is replaced.
+    genReqId: (request) => {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    },
     // A machine id is up to 128 printable ASCII characters: percent-encoded in a path that is up to 384.
     routerOptions: { maxParamLength: 384 },
     frameworkErrors,
@@ -86,8 +99,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerNulGuard(app);
-  // While draining, every answer closes its connection: clients reconnect, and find another instance.
-  app.addHook("onRequest", async (_request, reply) => {
+  // Every answer names its request (correlates with nginx's log); while draining, every answer closes its
+  // connection: clients reconnect, and find another instance.
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
     if (lifecycle.draining) reply.header("connection", "close");
   });
 
@@ -100,7 +115,15 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   await registerSecurity(app, config);
   await app.register(cookie);
-  await registerRateLimit(app, config, redis);
+  await registerRateLimit(app, config, redis, () => metrics.redisFallback());
+  // Sources are read when scraped: the services they read are created below.
+  let licensingForMetrics: LicensingService | null = null;
+  const metrics: Metrics = registerMetrics(app, {
+    instance: config.instanceId,
+    pool: () => database.poolStats(),
+    counterLagMs: () => licensingForMetrics?.recorder.lagMs() ?? 0,
+    cache: () => licensingForMetrics?.cache.stats ?? { hits: 0, misses: 0 },
+  });
   await registerOpenApi(app);
   await app.register(compress, { threshold: 1024 });
 
@@ -121,19 +144,31 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     {
       schema: {
         tags: ["Service"],
-        summary: "Readiness: the database answers and the instance is not shutting down",
-        response: { 200: z.object({ success: z.literal(true), status: z.literal("ready") }), 503: ApiErrorSchema },
+        summary: "Readiness: the database answers and the instance is not shutting down; Redis reported",
+        description:
+          "503 while draining after SIGTERM or when the database does not answer. Redis is reported (`ok`, `down`, or `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes are seen within a second by expiry.",
+        response: { 200: ReadySchema, 503: ApiErrorSchema.extend({ checks: ChecksSchema.optional() }) },
       },
     },
     async (_request, reply) => {
+      const redisState = !redis ? ("off" as const) : redis.status === "ready" ? ("ok" as const) : ("down" as const);
       if (lifecycle.draining) {
         return reply.code(503).send({ success: false, error: "Shutting down", code: "NOT_READY" });
       }
       try {
         await database.ping();
-        return { success: true as const, status: "ready" as const };
+        return {
+          success: true as const,
+          status: "ready" as const,
+          checks: { database: "ok" as const, redis: redisState },
+        };
       } catch {
-        return reply.code(503).send({ success: false, error: "Database unavailable", code: "NOT_READY" });
+        return reply.code(503).send({
+          success: false,
+          error: "Database unavailable",
+          code: "NOT_READY",
+          checks: { database: "down", redis: redisState },
+        });
       }
     },
   );
@@ -147,6 +182,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     config.identityProvider.kind === "oidc"
       ? config.identityProvider
       : await mountDevelopmentIssuer(app, {
+          db: database.db,
+          perMinute: config.rateLimits.perMinute,
           publicOrigin: config.publicOrigin,
           secret,
           redirectUri,
@@ -161,16 +198,30 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerAuthRoutes(app, { auth, config });
 
   const signer = createLicenseSigner({ pem: config.licenseSigningKey, dataDir: config.dataDir });
+  const subscriber = redis
+    ? connectSubscriber(redis, (error) => app.log.warn({ err: error }, "redis subscriber error"))
+    : null;
+  // The cache's TTL depends on whether invalidations can arrive (license-cache.ts).
+  const cache: LicenseCache = new LicenseCache(() => invalidation.ttlMs());
+  const invalidation = new LicenseInvalidation(cache, redis, subscriber, app.log);
   const licensing = new LicensingService(
     database.db,
     signer,
+    cache,
+    invalidation,
     (error) => app.log.error({ err: error }, "flushing validation counters failed"),
     config.counterFlushIntervalMs,
   );
+  licensing.recorder.onFlush = metrics.flush;
   licensing.recorder.start();
-  const customers = new CustomerLicenses(database.db, licensing.cache, () => licensing.recorder.flush());
+  licensingForMetrics = licensing;
+  const customers = new CustomerLicenses(
+    database.db,
+    (licenseKey) => licensing.changed(licenseKey),
+    () => licensing.recorder.flush(),
+  );
   app.decorate("licensing", licensing);
-  registerLicensingRoutes(app, { licensing, customers, signer, auth, config });
+  registerLicensingRoutes(app, { licensing, customers, signer, auth, config, metrics });
 
   // Unknown API routes answer JSON, never the site's 404 page.
   const notFound = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -190,6 +241,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     lifecycle.draining = true;
     await jobs.stop();
     await licensing.recorder.stop();
+    if (subscriber) subscriber.disconnect();
     if (redis) await closeRedis(redis);
     await database.close();
   });

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -94,10 +95,17 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(25_000),
   COUNTER_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(1_000),
   BACKGROUND_JOBS: booleanFlag.default(true),
+  INSTANCE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '.', '_' and '-' only")
+    .optional(),
   LICENSE_SIGNING_KEY: z.string().min(40).optional(),
   RATE_LIMIT_LICENSE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   RATE_LIMIT_LICENSE_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(120),
 });
+
+/** Every environment variable the service reads (README's configuration table lists each one). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape);
 
 /**
  * Who signs people in: Google (any OpenID Connect issuer, really) when credentials are configured,
@@ -149,6 +157,8 @@ export interface Config {
   counterFlushIntervalMs: number;
   /** Whether this instance schedules background jobs (retention); they run on one instance at a time anyway. */
   backgroundJobs: boolean;
+  /** This instance's name in logs and metrics. */
+  instanceId: string;
 }
 
 /** Reads and validates the environment once at start; a bad value stops the service with a clear message. */
@@ -236,5 +246,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     counterFlushIntervalMs: e.COUNTER_FLUSH_INTERVAL_MS,
     backgroundJobs: e.BACKGROUND_JOBS,
+    instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}`,
   };
 }

@@ -22,7 +22,11 @@ afterAll(() => close());
 
 describe("errors, readiness, headers and rate limits", () => {
   it("answers readiness when the database is reachable", async () => {
-    expect((await app.inject("/api/ready")).json()).toEqual({ success: true, status: "ready" });
+    expect((await app.inject("/api/ready")).json()).toEqual({
+      success: true,
+      status: "ready",
+      checks: { database: "ok", redis: "off" },
+    });
   });
 
   it("answers unknown API routes and methods with JSON 404", async () => {

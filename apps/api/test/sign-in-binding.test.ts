@@ -6,15 +6,15 @@
 import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { retentionJob } from "../src/jobs/retention";
 import { sha256Hex } from "../src/lib/tokens";
-import { DevAccounts } from "../src/modules/auth/dev-issuer";
 import { browseDevSignIn, devSignIn } from "./helpers/dev-sign-in";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
 let close: () => Promise<void>;
 beforeAll(async () => {
-  ({ app, close } = await createTestApp());
+  ({ app, close } = await createTestApp({ backgroundJobs: false }));
 });
 afterAll(() => close());
 
@@ -205,13 +205,29 @@ describe("the development issuer", () => {
     expect(spoof.body).toContain("direction-changing");
   });
 
-  it("its accounts expire and are capped: made-up sign-ins cannot grow its memory without bound", () => {
-    const accounts = new DevAccounts(60_000, 100);
-    for (let i = 0; i < 1_000; i++) accounts.set(`sub-${i}`, { email: `x${i}@example.com`, name: "X" }, 1_000);
-    expect(accounts.size).toBe(100);
-    expect(accounts.get("sub-999", 1_000)).toEqual({ email: "x999@example.com", name: "X" });
-    expect(accounts.get("sub-999", 62_000)).toBeUndefined();
-    accounts.set("later", { email: "later@example.com", name: "Later" }, 62_000);
-    expect(accounts.size).toBe(1);
+  it("its accounts and artefacts live in shared storage, expire, and are deleted by retention", async () => {
+    const { code, state, cookie } = await browseDevSignIn(app, { email: "stored@example.com", name: "Stored" });
+    const rows = async () =>
+      (
+        (await app.database.db.execute(sql`select model, expires_at from oidc_store`)) as unknown as {
+          rows: { model: string; expires_at: string | null }[];
+        }
+      ).rows;
+    const models = new Set((await rows()).map((row) => row.model));
+    for (const model of ["SigningKey", "DevAccount", "Interaction", "Session", "AuthorizationCode"]) {
+      expect(models, model).toContain(model);
+    }
+    // Every row but the issuer's key expires within the hour.
+    for (const row of await rows()) {
+      if (row.model === "SigningKey") expect(row.expires_at).toBeNull();
+      else expect(new Date(row.expires_at!).getTime()).toBeLessThanOrEqual(Date.now() + 60 * 60 * 1000 + 5_000);
+    }
+    expect((await callback({ code, state }, cookie)).statusCode).toBe(200);
+    // Two hours later, retention leaves only the key.
+    await app.database.db.execute(
+      sql`update oidc_store set expires_at = now() - interval '2 hours' where expires_at is not null`,
+    );
+    await app.jobs.runNow(retentionJob);
+    expect((await rows()).map((row) => row.model)).toEqual(["SigningKey"]);
   });
 });

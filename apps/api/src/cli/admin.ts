@@ -11,7 +11,8 @@ import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { loadOrCreateSecret } from "../lib/secrets";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
-import { LICENSE_CACHE_TTL_MS } from "../modules/licenses/license-cache";
+import { LICENSE_CACHE_LOCAL_TTL_MS } from "../modules/licenses/license-cache";
+import { publishLicenseChange } from "../modules/licenses/license-invalidation";
 import { setLicenseStatus } from "../modules/licenses/queries";
 import { createLicenseSigner } from "../modules/licenses/signing";
 import { listSubscribers } from "../modules/newsletter/queries";
@@ -44,7 +45,11 @@ async function changeLicenseStatus(action: string | undefined, key: string | und
     if (status === "active" && row.expiresAt && row.expiresAt <= new Date()) {
       console.error(`Its end date ${row.expiresAt.toISOString()} has passed: it still validates as EXPIRED.`);
     }
-    console.error(`Running servers see the change within ${LICENSE_CACHE_TTL_MS / 1000} s.`);
+    if (config.redisUrl && (await publishLicenseChange(config.redisUrl, row.licenseKey))) {
+      console.error("Running servers see the change within a second.");
+    } else {
+      console.error(`Running servers see the change within ${LICENSE_CACHE_LOCAL_TTL_MS / 1000} s.`);
+    }
     return 0;
   } finally {
     await database.close();

@@ -21,6 +21,8 @@ export interface DatabaseHandle {
   kind: "pglite" | "postgres";
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
+  /** Connection pool figures (PostgreSQL), or null for the embedded database. */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       ping: async () => {
         await pool.query("SELECT 1");
       },
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => pool.end(),
     };
   }
@@ -70,6 +73,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     ping: async () => {
       await client.query("SELECT 1");
     },
+    poolStats: () => null,
     close: () => client.close(),
   };
 }

@@ -245,3 +245,27 @@ export const idempotencyKeys = pgTable(
     index("idempotency_keys_created_at_idx").on(table.createdAt),
   ],
 );
+
+/**
+ * The development issuer's artefacts (interactions, codes, sessions, grants, its signing key and the accounts
+ * signed in through its form), shared by every instance so that a sign-in started on one completes on another.
+ * Rows carry their expiry; retention deletes expired ones.
+ */
+export const oidcStore = pgTable(
+  "oidc_store",
+  {
+    model: text("model").notNull(),
+    id: text("id").notNull(),
+    payload: jsonb("payload").notNull(),
+    grantId: text("grant_id"),
+    uid: text("uid"),
+    userCode: text("user_code"),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.model, table.id] }),
+    index("oidc_store_uid_idx").on(table.model, table.uid),
+    index("oidc_store_grant_id_idx").on(table.grantId),
+    index("oidc_store_expires_at_idx").on(table.expiresAt),
+  ],
+);

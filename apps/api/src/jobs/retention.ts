@@ -24,6 +24,8 @@ export const RETENTION = {
   usageReportMs: 90 * DAY_MS,
   /** Daily usage rows older than this are folded into one row per license, month and feature. */
   usageDailyRollupMs: 90 * DAY_MS,
+  /** The development issuer's artefacts, an hour after they expire (their own lifetimes are an hour at most). */
+  devIssuerAfterExpiryMs: HOUR_MS,
 } as const;
 
 export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
@@ -95,6 +97,10 @@ export async function applyRetention(tx: Database, now: Date): Promise<Record<st
   result.usage_reports = await drain(
     tx,
     deleteBatch("usage_reports", sql`created_at < ${before(RETENTION.usageReportMs)}::timestamptz`),
+  );
+  result.oidc_store = await drain(
+    tx,
+    deleteBatch("oidc_store", sql`expires_at < ${before(RETENTION.devIssuerAfterExpiryMs)}::timestamptz`),
   );
   // Fold old daily usage into monthly rows (machine_id '' — no real machine id is empty): totals and the most
   // used features stay exact, the table stops growing by the day.

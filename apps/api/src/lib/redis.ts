@@ -31,3 +31,15 @@ export async function closeRedis(redis: Redis): Promise<void> {
     redis.disconnect();
   }
 }
+
+/** A second connection for subscriber mode (a subscribed connection can run no other command). */
+export function connectSubscriber(redis: Redis, onError: (error: Error) => void): Redis {
+  const subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+  let lastLog = 0;
+  subscriber.on("error", (error) => {
+    if (Date.now() - lastLog < 10_000) return;
+    lastLog = Date.now();
+    onError(error);
+  });
+  return subscriber;
+}

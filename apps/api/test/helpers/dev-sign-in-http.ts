@@ -1,15 +1,27 @@
 /**
  * The development sign-in over real HTTP (fetch with manual redirects and a cookie jar), for tests and
- * benchmarks that drive a running server rather than app.inject.
+ * benchmarks that drive a running server rather than app.inject. `route.door` sends each request to another
+ * server (instances of one cluster, with the public `route.host`), as a load balancer might.
  */
-export async function devSignInOverHttp(base: string, identity: { email: string; name: string }): Promise<string> {
+export async function devSignInOverHttp(
+  base: string,
+  identity: { email: string; name: string },
+  route: { door: () => string; host: string } | null = null,
+): Promise<string> {
   const jar = new Map<string, string>();
   const go = async (url: string, init: RequestInit = {}) => {
     const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
-    const response = await fetch(new URL(url, base), {
+    let target = new URL(url, base);
+    if (route) target = new URL(`${target.pathname}${target.search}`, route.door());
+    const response = await fetch(target, {
       redirect: "manual",
       ...init,
-      headers: { ...(init.headers as Record<string, string>), cookie },
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie,
+        // fetch cannot set Host: the public host travels as X-Forwarded-Host, as a proxy would send it.
+        ...(route ? { "x-forwarded-host": route.host, "x-forwarded-proto": "http" } : {}),
+      },
     });
     for (const line of response.headers.getSetCookie()) {
       const [pair = ""] = line.split(";");

@@ -14,7 +14,8 @@ import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "@flotilla/contracts/text
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import type { CustomFetch } from "openid-client";
-import { createDevIssuerStore } from "./dev-issuer-store";
+import type { Database } from "../../db/client";
+import { createDevIssuerStorage } from "./dev-issuer-store";
 import { renderDevSignInPage } from "./dev-sign-in-page";
 import type { RelyingPartyOptions } from "./identity-provider";
 
@@ -32,52 +33,32 @@ function devSubject(email: string): string {
   return `dev-${createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32)}`;
 }
 
-/**
- * Who signed in through the form, kept just long enough for the ID token to carry their claims (the sign-in
- * takes seconds; the issuer's own sessions last an hour): entries expire after an hour and the map holds at
- * most MAX_ACCOUNTS, dropping the oldest, so form posts cannot grow it without bound.
- */
-export class DevAccounts {
-  private readonly entries = new Map<string, DevAccount & { expiresAt: number }>();
-  constructor(
-    private readonly ttlMs = 60 * 60 * 1000,
-    private readonly max = 10_000,
-  ) {}
-
-  set(id: string, account: DevAccount, now = Date.now()) {
-    this.entries.delete(id);
-    for (const [key, entry] of this.entries) {
-      if (entry.expiresAt > now && this.entries.size < this.max) break;
-      this.entries.delete(key);
-    }
-    this.entries.set(id, { ...account, expiresAt: now + this.ttlMs });
-  }
-
-  get(id: string, now = Date.now()): DevAccount | undefined {
-    const entry = this.entries.get(id);
-    if (!entry || entry.expiresAt <= now) return undefined;
-    return { email: entry.email, name: entry.name };
-  }
-
-  get size() {
-    return this.entries.size;
-  }
-}
+/** Accounts signed in through the form only need to outlive one sign-in: the ID token carries their claims. */
+const ACCOUNT_TTL_SECONDS = 60 * 60;
 
 export async function mountDevelopmentIssuer(
   app: FastifyInstance,
-  options: { publicOrigin: string; secret: string; redirectUri: string; reason: "loopback" | "opt-in" },
+  options: {
+    db: Database;
+    publicOrigin: string;
+    secret: string;
+    redirectUri: string;
+    reason: "loopback" | "opt-in";
+    perMinute: number;
+  },
 ): Promise<RelyingPartyOptions> {
   // Loaded only when used: a production configuration never imports the development issuer's library.
   const { default: Provider } = await import("oidc-provider");
   const issuer = `${options.publicOrigin}${DEV_ISSUER_PATH}`;
   const clientSecret = createHmac("sha256", options.secret).update("dev-issuer-client").digest("base64url");
-  // Accounts only need to outlive one sign-in: the ID token carries the claims the service keeps.
-  const accounts = new DevAccounts();
-  const signingKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
+  const storage = createDevIssuerStorage(options.db, options.secret);
+  // Shared by every instance (dev-issuer-store.ts): the first one to start creates it.
+  const signingKey = await storage.getOrCreate("SigningKey", "dev-issuer", () =>
+    generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" }),
+  );
 
   const configuration: Configuration = {
-    adapter: createDevIssuerStore(),
+    adapter: storage.Adapter,
     clients: [
       {
         client_id: CLIENT_ID,
@@ -105,8 +86,8 @@ export async function mountDevelopmentIssuer(
     },
     pkce: { required: () => true },
     interactions: { url: (_ctx, interaction) => `${DEV_ISSUER_PATH}/interaction/${interaction.uid}` },
-    findAccount: (_ctx, sub) => {
-      const account = accounts.get(sub);
+    findAccount: async (_ctx, sub) => {
+      const account = await storage.get<DevAccount>("DevAccount", sub);
       if (!account) return undefined;
       return {
         accountId: sub,
@@ -149,8 +130,10 @@ export async function mountDevelopmentIssuer(
       raw.url = raw.url?.slice(DEV_ISSUER_PATH.length) || "/";
       callback(raw, reply.raw);
     };
-    scope.all(DEV_ISSUER_PATH, { schema: { hide: true } }, handler);
-    scope.all(`${DEV_ISSUER_PATH}/*`, { schema: { hide: true } }, handler);
+    // Limited like the API: every call may write a row of shared storage.
+    const limited = { schema: { hide: true }, config: { rateLimit: { max: options.perMinute, timeWindow: 60_000 } } };
+    scope.all(DEV_ISSUER_PATH, limited, handler);
+    scope.all(`${DEV_ISSUER_PATH}/*`, limited, handler);
   });
 
   // The sign-in form.
@@ -197,7 +180,7 @@ export async function mountDevelopmentIssuer(
 
     scope.post<{ Params: { uid: string }; Body: Record<string, string> | undefined }>(
       `${DEV_ISSUER_PATH}/interaction/:uid`,
-      { schema: { hide: true } },
+      { schema: { hide: true }, config: { rateLimit: { max: options.perMinute, timeWindow: 60_000 } } },
       async (request, reply) => {
         const action = `${DEV_ISSUER_PATH}/interaction/${encodeURIComponent(request.params.uid)}`;
         const email = String(request.body?.email ?? "").trim();
@@ -205,6 +188,9 @@ export async function mountDevelopmentIssuer(
         const emailCheck = EmailSchema.safeParse(email);
         if (!emailCheck.success)
           return page(reply, 400, { action, email, name, error: emailCheck.error.issues[0]?.message });
+        if (!isSafeDisplayText(email)) {
+          return page(reply, 400, { action, email, name, error: "Please enter a valid email address" });
+        }
         if (!name) return page(reply, 400, { action, email, name, error: "Name is required" });
         if (name.length > 100) return page(reply, 400, { action, email, name, error: "Name is too long" });
         if (!isSafeDisplayText(name)) {
@@ -212,7 +198,7 @@ export async function mountDevelopmentIssuer(
         }
 
         const accountId = devSubject(email);
-        accounts.set(accountId, { email, name });
+        await storage.put("DevAccount", accountId, { email, name }, ACCOUNT_TTL_SECONDS);
         try {
           await provider.interactionDetails(request.raw, reply.raw);
         } catch {

@@ -23,6 +23,10 @@ export class AttemptRecorder {
   private seen = new Map<string, { licenseId: string; machineId: string; at: Date }>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** When the oldest counter still in memory was counted (what a crash now would lose), or null. */
+  private oldestPendingAt: number | null = null;
+  /** Told how long each flush took and whether it worked (metrics). */
+  onFlush: ((seconds: number, ok: boolean) => void) | null = null;
 
   constructor(
     private readonly db: Database,
@@ -40,7 +44,13 @@ export class AttemptRecorder {
     this.add({ day: utcDay(now), licenseKey, machineId, code, attempts: 1 });
   }
 
+  /** Age of the oldest counter not yet written, in ms. */
+  lagMs(now = Date.now()): number {
+    return this.oldestPendingAt === null ? 0 : now - this.oldestPendingAt;
+  }
+
   private add(increment: AttemptIncrement) {
+    this.oldestPendingAt ??= Date.now();
     const key = (machineId: string) =>
       `${increment.day}\u0000${increment.licenseKey}\u0000${machineId}\u0000${increment.code}`;
     let id = key(increment.machineId);
@@ -70,24 +80,32 @@ export class AttemptRecorder {
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       if (this.attempts.size === 0 && this.seen.size === 0) return;
+      const started = performance.now();
+      const pendingSince = this.oldestPendingAt;
       const attempts = [...this.attempts.values()];
       const seen = [...this.seen.values()];
       this.attempts = new Map();
       this.seen = new Map();
+      this.oldestPendingAt = null;
+      let ok = true;
       try {
         await addValidationAttempts(this.db, attempts);
       } catch (error) {
+        ok = false;
         for (const row of attempts) this.add(row); // retried by the next flush
+        this.oldestPendingAt = pendingSince;
         this.onError(error);
       }
       try {
         await touchLastSeen(this.db, seen);
       } catch (error) {
+        ok = false;
         for (const row of seen)
           if (!this.seen.has(`${row.licenseId}\u0000${row.machineId}`))
             this.seen.set(`${row.licenseId}\u0000${row.machineId}`, row);
         this.onError(error);
       }
+      this.onFlush?.((performance.now() - started) / 1000, ok);
     });
     return this.flushing;
   }

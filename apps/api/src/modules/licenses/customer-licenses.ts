@@ -6,7 +6,6 @@ import { HttpProblem } from "../../plugins/errors";
 import type { CustomerRow } from "../auth/queries";
 import { utcDay } from "./attempt-recorder";
 import { displayIdFor, generateLicenseKey, normalizeLicenseKey } from "./keys";
-import type { LicenseCache } from "./license-cache";
 import * as q from "./queries";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -32,7 +31,8 @@ function licenseView(row: q.LicenseRow, primaryMachine: string | null) {
 export class CustomerLicenses {
   constructor(
     private readonly db: Database,
-    private readonly cache: LicenseCache,
+    /** Tells every instance's license cache that a license changed. */
+    private readonly changed: (licenseKey: string) => Promise<void>,
     /** Writes pending last-seen times and attempt counters, so that reads are current. */
     private readonly flushCounters: () => Promise<void>,
   ) {}
@@ -75,7 +75,7 @@ export class CustomerLicenses {
       features: tier.features,
     });
     if (!row) throw new HttpProblem(409, LICENSE_ERRORS.duplicate, "LICENSE_EXISTS");
-    this.cache.invalidate(licenseKey);
+    await this.changed(licenseKey);
     return licenseView(row, null);
   }
 
@@ -147,7 +147,7 @@ export class CustomerLicenses {
     const outcome = await q.removeMachine(this.db, license.id, machineId, new Date());
     if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
     if (outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
-    this.cache.invalidate(license.licenseKey);
+    await this.changed(license.licenseKey);
     return LICENSE_MESSAGES.machineRemoved;
   }
 
@@ -157,7 +157,7 @@ export class CustomerLicenses {
     if (!(await q.restoreMachine(this.db, license.id, machineId))) {
       throw new HttpProblem(404, LICENSE_ERRORS.removedMachineNotFound, "NOT_FOUND");
     }
-    this.cache.invalidate(license.licenseKey);
+    await this.changed(license.licenseKey);
     return LICENSE_MESSAGES.machineRestored;
   }
 }

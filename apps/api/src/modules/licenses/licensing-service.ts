@@ -15,7 +15,8 @@ import { RETENTION } from "../../jobs/retention";
 import { HttpProblem } from "../../plugins/errors";
 import { AttemptRecorder, utcDay } from "./attempt-recorder";
 import { displayIdFor, normalizeLicenseKey } from "./keys";
-import { LicenseCache } from "./license-cache";
+import type { LicenseCache } from "./license-cache";
+import type { LicenseInvalidation } from "./license-invalidation";
 import * as q from "./queries";
 import type { LicenseSigner } from "./signing";
 
@@ -49,24 +50,39 @@ function monthStart(now: Date): string {
 }
 
 export class LicensingService {
-  readonly cache = new LicenseCache();
   readonly recorder: AttemptRecorder;
 
   constructor(
     private readonly db: Database,
     private readonly signer: LicenseSigner,
+    readonly cache: LicenseCache,
+    private readonly invalidation: LicenseInvalidation,
     onError: (error: unknown) => void,
     flushIntervalMs?: number,
   ) {
     this.recorder = new AttemptRecorder(db, onError, flushIntervalMs);
   }
 
+  /** How long a license change may take to be seen by every instance (GET /api/license/configurations). */
+  changeVisibleWithinSeconds(): number {
+    return this.invalidation.maxStalenessSeconds();
+  }
+
+  /** A license changed (status, machines, key): every instance's cache forgets it. */
+  changed(licenseKey: string): Promise<void> {
+    return this.invalidation.changed(licenseKey);
+  }
+
+  private async read(licenseKey: string): Promise<q.LicenseState | null> {
+    const generation = this.cache.generation(licenseKey);
+    const state = await q.loadLicenseState(this.db, licenseKey);
+    this.cache.set(licenseKey, state, generation);
+    return state;
+  }
+
   private async state(licenseKey: string): Promise<q.LicenseState | null> {
     const cached = this.cache.get(licenseKey);
-    if (cached !== undefined) return cached;
-    const state = await q.loadLicenseState(this.db, licenseKey);
-    this.cache.set(licenseKey, state);
-    return state;
+    return cached !== undefined ? cached : this.read(licenseKey);
   }
 
   private codeFor(license: q.LicenseRow, now: Date): LicenseCode | null {
@@ -124,7 +140,8 @@ export class LicensingService {
         },
         now,
       );
-      this.cache.invalidate(licenseKey);
+      if (outcome.bound) await this.changed(licenseKey);
+      else this.cache.invalidate(licenseKey);
       if (!outcome.bound) {
         return outcome.reason === "removed"
           ? failure("MACHINE_REMOVED", state.license, true)
@@ -195,8 +212,7 @@ export class LicensingService {
     if (blocked) throw new HttpProblem(403, LICENSE_CODE_MESSAGES[blocked], blocked);
     if (!state.machines.has(machineId)) {
       // The cache may predate a bind made by another instance: check the database before refusing.
-      const fresh = await q.loadLicenseState(this.db, licenseKey);
-      this.cache.set(licenseKey, fresh);
+      const fresh = await this.read(licenseKey);
       if (fresh?.removed.has(machineId)) {
         throw new HttpProblem(403, LICENSE_CODE_MESSAGES.MACHINE_REMOVED, "MACHINE_REMOVED");
       }

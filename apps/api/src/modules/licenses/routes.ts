@@ -19,11 +19,11 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Config } from "../../config";
 import { requireSession, sessionOf } from "../../plugins/auth-guard";
+import type { Metrics } from "../../plugins/metrics";
 import { keyedLimit } from "../../plugins/rate-limit";
 import type { AuthService } from "../auth/service";
 import type { CustomerLicenses } from "./customer-licenses";
 import { normalizeLicenseKey } from "./keys";
-import { LICENSE_CACHE_TTL_MS } from "./license-cache";
 import type { LicensingService } from "./licensing-service";
 import type { LicenseSigner } from "./signing";
 
@@ -52,6 +52,7 @@ export function registerLicensingRoutes(
     signer: LicenseSigner;
     auth: AuthService;
     config: Config;
+    metrics: Pick<Metrics, "validation">;
   },
 ) {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -79,7 +80,11 @@ export function registerLicensingRoutes(
       config: { rateLimit: perAddress },
       preHandler: perKey,
     },
-    async (request) => ({ success: true as const, data: await licensing.validate(request.body) }),
+    async (request) => {
+      const data = await licensing.validate(request.body);
+      deps.metrics.validation(data.code);
+      return { success: true as const, data };
+    },
   );
 
   api.post(
@@ -157,7 +162,7 @@ export function registerLicensingRoutes(
         heartbeat_interval_seconds: CLIENT_CONFIGURATION.heartbeatIntervalSeconds,
         offline_grace_seconds: CLIENT_CONFIGURATION.offlineGraceSeconds,
         usage_report_interval_seconds: CLIENT_CONFIGURATION.usageReportIntervalSeconds,
-        license_cache_seconds: LICENSE_CACHE_TTL_MS / 1000,
+        license_cache_seconds: licensing.changeVisibleWithinSeconds(),
         tiers: Object.fromEntries(
           Object.values(TIERS).map((tier) => [
             tier.tier,

@@ -1,0 +1,310 @@
+/**
+ * The cluster suite's harness: a throw-away PostgreSQL database, a Redis server of its own (so that it can be
+ * stopped and started mid-run), the real topology from scripts/lib/cluster.mjs, and a mixed load generated with
+ * autocannon that records every acknowledged write so that the database can be checked against it afterwards.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+// The cluster library is plain JavaScript shared with `npm run cluster`.
+// @ts-expect-error -- untyped .mjs module
+import { startCluster } from "../../../../scripts/lib/cluster.mjs";
+import { devSignInOverHttp } from "../helpers/dev-sign-in-http";
+
+export interface Instance {
+  name: string;
+  port: number;
+  url: string;
+  alive: boolean;
+  start(): Promise<Instance>;
+  kill(signal?: NodeJS.Signals): Promise<unknown>;
+}
+export interface Cluster {
+  url: string;
+  publicOrigin: string;
+  instances: Instance[];
+  runtime: string;
+  stop(): Promise<void>;
+}
+
+export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A database of the suite's own on the machine's PostgreSQL; dropped afterwards. */
+export async function scratchDatabase(): Promise<{ url: string; query: pg.Client["query"]; drop(): Promise<void> }> {
+  const name = `flotilla_cluster_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  return {
+    url: url.toString(),
+    query: client.query.bind(client) as pg.Client["query"],
+    drop: async () => {
+      await client.end();
+      const dropper = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+      await dropper.connect();
+      await dropper.query(`drop database if exists ${name} with (force)`);
+      await dropper.end();
+    },
+  };
+}
+
+/** A Redis server of the suite's own, on a loopback port: `stop()` and `start()` play an outage. */
+export function scratchRedis(port: number) {
+  let child: ChildProcess | null = null;
+  const dir = mkdtempSync(join(tmpdir(), "flotilla-redis-"));
+  const api = {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      child = spawn(
+        "redis-server",
+        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+        { stdio: "ignore" },
+      );
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const ok = await new Promise<boolean>((resolve) => {
+          const probe = spawn("redis-cli", ["-p", String(port), "ping"], { stdio: ["ignore", "pipe", "ignore"] });
+          let out = "";
+          probe.stdout.on("data", (chunk) => {
+            out += String(chunk);
+          });
+          probe.on("exit", () => resolve(out.trim() === "PONG"));
+        });
+        if (ok) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`redis-server did not start on ${port}`);
+    },
+    async stop() {
+      if (!child || child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child!.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+  return api;
+}
+
+export async function bootCluster(options: {
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  env?: Record<string, string>;
+}): Promise<Cluster> {
+  return startCluster({
+    instances: 3,
+    port: options.port,
+    basePort: options.port + 1,
+    databaseUrl: options.databaseUrl,
+    redisUrl: options.redisUrl,
+    runtimeDir: mkdtempSync(join(tmpdir(), "flotilla-cluster-")),
+    log: () => {},
+    env: { LOG_LEVEL: "warn", ...options.env },
+  }) as Promise<Cluster>;
+}
+
+// ── HTTP ──────────────────────────────────────────────────────────────────────────────────────────────
+
+export async function call(
+  base: string,
+  path: string,
+  init: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> } = {},
+) {
+  const response = await fetch(`${base}${path}`, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...init.headers,
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: answers of several endpoints, read field by field.
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: response.status, headers: response.headers, json };
+}
+
+/** A customer with a free license, through the given door (nginx or one instance). */
+export async function licensedCustomer(base: string, email: string) {
+  const token = await devSignInOverHttp(base, { email, name: email.split("@")[0]! });
+  const created = await call(base, "/api/customer/licenses", { body: { tier: "free" }, token });
+  if (created.status !== 200)
+    throw new Error(`license creation failed: ${created.status} ${JSON.stringify(created.json)}`);
+  return { token, key: created.json.data.license.license_key as string };
+}
+
+// ── Mixed load ────────────────────────────────────────────────────────────────────────────────────────
+
+export interface LoadTally {
+  sent: number;
+  byStatus: Record<string, number>;
+  /** Connection errors and timeouts at the client. */
+  errors: number;
+  signups: string[];
+  usageExecutions: Map<string, number>;
+  signIns: { ok: number; failed: number };
+}
+
+export function failed(tally: LoadTally): number {
+  const serverErrors = Object.entries(tally.byStatus)
+    .filter(([status]) => Number(status) >= 500)
+    .reduce((sum, [, n]) => sum + n, 0);
+  return serverErrors + tally.errors + tally.signIns.failed;
+}
+
+function record(tally: LoadTally, status: number) {
+  tally.byStatus[status] = (tally.byStatus[status] ?? 0) + 1;
+}
+
+/**
+ * Signups, validations, usage reports (each with an Idempotency-Key, as the SDK sends them), dashboard reads and
+ * sign-ins, for `seconds`, through `base` — at a bounded total rate the 2-core machine can carry.
+ */
+export async function mixedLoad(
+  base: string,
+  fixture: { licenses: { token: string; key: string; machine: string }[]; run: string },
+  seconds: number,
+  ratePerStream = 40,
+): Promise<LoadTally> {
+  const tally: LoadTally = {
+    sent: 0,
+    byStatus: {},
+    errors: 0,
+    signups: [],
+    usageExecutions: new Map(),
+    signIns: { ok: 0, failed: 0 },
+  };
+  let n = 0;
+  const common = { url: base, duration: seconds, connections: 4, overallRate: ratePerStream, timeout: 20 };
+  const json = { "content-type": "application/json" };
+  const pick = () => fixture.licenses[n++ % fixture.licenses.length]!;
+  type Ctx = Record<string, unknown>;
+  const streams = [
+    autocannon({
+      ...common,
+      requests: [
+        {
+          method: "POST",
+          path: "/api/signup",
+          setupRequest: (request: autocannon.Request, context: object) => {
+            const email = `${fixture.run}-${n++}@example.com`;
+            (context as Ctx).email = email;
+            return {
+              ...request,
+              // Many people, not one address: signups are limited per address (everything here is loopback, so
+              // nginx's trusted hop passes the client's own X-Forwarded-For on).
+              headers: { ...json, "x-forwarded-for": `198.51.${Math.floor(n / 250) % 250}.${n % 250}` },
+              body: JSON.stringify({
+                email,
+                name: "Cluster Load",
+                role: "Tech Lead",
+                ai_experience: "Advanced - Regularly use AI for complex tasks",
+                platform: "macOS Desktop - Native app for macOS (beta now)",
+              }),
+            };
+          },
+          onResponse: (status: number, _body: string, context: object) => {
+            record(tally, status);
+            if (status === 200) tally.signups.push((context as Ctx).email as string);
+          },
+        },
+      ],
+    }),
+    autocannon({
+      ...common,
+      requests: [
+        {
+          method: "POST",
+          path: "/api/license/validate",
+          headers: json,
+          setupRequest: (request: autocannon.Request) => {
+            const license = pick();
+            return { ...request, body: JSON.stringify({ license_key: license.key, machine_id: license.machine }) };
+          },
+          onResponse: (status: number) => record(tally, status),
+        },
+      ],
+    }),
+    autocannon({
+      ...common,
+      requests: [
+        {
+          method: "POST",
+          path: "/api/license/usage",
+          setupRequest: (request: autocannon.Request, context: object) => {
+            const license = pick();
+            const executions = 1 + (n % 3);
+            Object.assign(context, { key: license.key, executions });
+            return {
+              ...request,
+              headers: { ...json, "idempotency-key": randomUUID() },
+              body: JSON.stringify({ license_key: license.key, machine_id: license.machine, executions }),
+            };
+          },
+          onResponse: (status: number, _body: string, context: object) => {
+            record(tally, status);
+            if (status === 200) {
+              const { key, executions } = context as { key: string; executions: number };
+              tally.usageExecutions.set(key, (tally.usageExecutions.get(key) ?? 0) + executions);
+            }
+          },
+        },
+      ],
+    }),
+    autocannon({
+      ...common,
+      requests: [
+        {
+          method: "GET",
+          path: "/api/customer/dashboard",
+          setupRequest: (request: autocannon.Request) => ({
+            ...request,
+            headers: { authorization: `Bearer ${pick().token}` },
+          }),
+          onResponse: (status: number) => record(tally, status),
+        },
+      ],
+    }),
+  ];
+  // Sign-ins: several requests each, through whichever instances nginx picks for each step.
+  const signIns = (async () => {
+    const deadline = Date.now() + seconds * 1000;
+    for (let i = 0; Date.now() < deadline; i++) {
+      try {
+        await devSignInOverHttp(base, { email: `${fixture.run}-signin-${i}@example.com`, name: "Load Sign-in" });
+        tally.signIns.ok += 1;
+      } catch {
+        tally.signIns.failed += 1;
+      }
+    }
+  })();
+  const results = await Promise.all(streams);
+  await signIns;
+  for (const result of results) {
+    tally.sent += result.requests.sent;
+    tally.errors += result.errors + result.timeouts;
+  }
+  tally.sent += tally.signIns.ok + tally.signIns.failed;
+  return tally;
+}
+
+export function describeTally(label: string, tally: LoadTally): string {
+  const statuses = Object.entries(tally.byStatus)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(" ");
+  return `${label}: ${tally.sent} requests sent, ${failed(tally)} failed (${tally.errors} connection errors/timeouts, statuses ${statuses}; sign-ins ${tally.signIns.ok} ok, ${tally.signIns.failed} failed)`;
+}

@@ -1,0 +1,69 @@
+/**
+ * deploy/ is what an operator runs elsewhere; no Docker engine runs where this repository is tested. These checks
+ * keep it in step with the topology the cluster suite does test (scripts/lib/cluster.mjs) and with the service.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { CONFIG_VARIABLES, loadConfig } from "../src/config";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const read = (path: string) => readFileSync(`${ROOT}${path}`, "utf8");
+// @ts-expect-error -- untyped .mjs module shared with `npm run cluster`
+const { renderNginxConf } = await import("../../../scripts/lib/cluster.mjs");
+
+// biome-ignore lint/suspicious/noExplicitAny: a parsed YAML document, read field by field.
+const compose: any = parse(read("deploy/compose.yaml"), { merge: true });
+
+describe("deploy/", () => {
+  it("compose runs PostgreSQL, Redis, three API instances and nginx", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["api1", "api2", "api3", "nginx", "postgres", "redis"]);
+  });
+
+  it("every instance's environment is configuration the service reads, and valid for production", () => {
+    for (const name of ["api1", "api2", "api3"]) {
+      const environment = compose.services[name].environment as Record<string, string>;
+      for (const variable of Object.keys(environment))
+        expect(CONFIG_VARIABLES, `${name}: ${variable}`).toContain(variable);
+      // Fill the ${…} the operator provides with plausible values: the service must accept the result.
+      const filled = Object.fromEntries(
+        Object.entries(environment).map(([key, value]) => [
+          key,
+          String(value).replace(/\$\{([A-Z_]+)[^}]*\}/g, (_match, variable: string) =>
+            variable === "PUBLIC_ORIGIN" ? "https://flotilla.example" : `${variable.toLowerCase()}-${"x".repeat(48)}`,
+          ),
+        ]),
+      );
+      const config = loadConfig(filled);
+      expect(config.env).toBe("production");
+      expect(config.instanceId).toBe(environment.INSTANCE_ID);
+      expect(config.redisUrl).toBe("redis://redis:6379");
+      expect(config.trustProxy).toBe(1);
+    }
+  });
+
+  it("nginx in compose uses the template the cluster script uses, and it renders completely", () => {
+    const nginx = compose.services.nginx;
+    expect(nginx.volumes).toContain("./nginx.conf.template:/etc/nginx/templates/nginx.conf.template:ro");
+    const rendered: string = renderNginxConf(nginx.environment);
+    expect(rendered).not.toMatch(/\$\{FLOTILLA_/);
+    expect(rendered).toContain("server api1:3000");
+    expect(rendered).toContain("proxy_next_upstream error timeout http_502 http_503 non_idempotent;");
+    expect(rendered).toContain("proxy_set_header X-Request-Id $request_id;");
+  });
+
+  it("the image carries what the service reads at run time, runs as a non-root user and checks readiness", () => {
+    const dockerfile = read("deploy/Dockerfile");
+    // apps/api/src/db/client.ts reads migrations from ../src/db/migrations beside dist/.
+    expect(dockerfile).toContain("COPY --from=build /app/apps/api/src/db/migrations apps/api/src/db/migrations");
+    expect(dockerfile).toContain("COPY --from=build /app/apps/web/build/client apps/web/build/client");
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/api\/ready/);
+  });
+
+  it("README's configuration table lists every variable the service reads", () => {
+    const readme = read("README.md");
+    for (const variable of CONFIG_VARIABLES) expect(readme, variable).toContain(`\`${variable}\``);
+  });
+});

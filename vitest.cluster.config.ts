@@ -1,0 +1,18 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * `npm run test:cluster`: three instances of the built service on PostgreSQL and Redis behind nginx
+ * (scripts/lib/cluster.mjs), killed and restarted under load. Needs PostgreSQL on 127.0.0.1:5432
+ * (TEST_DATABASE_URL to change it), redis-server and nginx (installed when missing and root).
+ */
+export default defineConfig({
+  test: {
+    name: "cluster",
+    root: "apps/api",
+    environment: "node",
+    include: ["test/cluster/**/*.test.ts"],
+    fileParallelism: false,
+    testTimeout: 180_000,
+    hookTimeout: 240_000,
+  },
+});
