@@ -6,6 +6,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import { z } from "zod";
 import type { Config } from "./config";
 import { type DatabaseHandle, openDatabase } from "./db/client";
+import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
 import { closeRedis, connectRedis, connectSubscriber } from "./lib/redis";
@@ -230,7 +231,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Methods `all` does not cover (PROPFIND, MKCOL…) reach the not-found handler: the same JSON.
   app.setNotFoundHandler(notFound);
 
-  const jobs = new JobScheduler(database.db, [retentionJob], app.log);
+  const jobs = new JobScheduler(
+    database.db,
+    [retentionJob, cullingJob((licenseKey) => licensing.changed(licenseKey))],
+    app.log,
+  );
   app.decorate("jobs", jobs);
   if (config.backgroundJobs) jobs.start();
 

@@ -1,7 +1,10 @@
 /** The desktop SDK (packages/license-client) against the real service on a loopback port. */
 import {
+  LicenseAnswerError,
+  LicenseApiError,
   LicenseClient,
   LicenseManager,
+  LicenseSession,
   LicenseTokenError,
   MemoryStateStore,
   type TrustedKey,
@@ -40,7 +43,7 @@ afterAll(async () => close());
 
 describe("license-client against the service", () => {
   it("activates, verifies the token offline, reports usage once per idempotent call", async () => {
-    const client = new LicenseClient({ baseUrl });
+    const client = new LicenseClient({ baseUrl, trustedKeys: pinned });
     const manager = new LicenseManager({
       client,
       store: new MemoryStateStore(),
@@ -77,7 +80,7 @@ describe("license-client against the service", () => {
 
   it("an SDK built without this server's key trusts none of its tokens", async () => {
     const manager = new LicenseManager({
-      client: new LicenseClient({ baseUrl }),
+      client: new LicenseClient({ baseUrl, trustedKeys: pinned }),
       store: new MemoryStateStore(),
       machineId: () => "desktop-sdk-unpinned",
       trustedKeys: [],
@@ -86,11 +89,191 @@ describe("license-client against the service", () => {
   });
 
   it("reports the server's codes for unknown licenses", async () => {
-    const client = new LicenseClient({ baseUrl });
+    const client = new LicenseClient({ baseUrl, trustedKeys: pinned });
     const result = await client.validate({
       license_key: "FLOT-00000-00000-00000-00000-00000",
       machine_id: "desktop-x",
     });
     expect(result).toMatchObject({ valid: false, code: "NOT_FOUND" });
+  });
+});
+
+describe("seats, files and signed answers through the SDK", () => {
+  async function freshLicense(email: string) {
+    const { token } = await devSignIn(app, { email, name: email });
+    const headers = { authorization: `Bearer ${token}` };
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers,
+      payload: { tier: "free" },
+    });
+    return { key: created.json().data.license.license_key as string, headers };
+  }
+  const managerFor = (machineId: string, store = new MemoryStateStore(), now?: () => Date) =>
+    new LicenseManager({
+      client: new LicenseClient({ baseUrl, trustedKeys: pinned }),
+      store,
+      machineId: () => machineId,
+      trustedKeys: pinned,
+      ...(now ? { now } : {}),
+    });
+
+  it("heartbeats keep the slot; deactivate frees it on the server and forgets it here", async () => {
+    const { key, headers } = await freshLicense("sdk-seats@example.com");
+    const manager = managerFor("sdk-seat-1");
+    await manager.activate(key);
+    const beat = await manager.heartbeat();
+    expect(beat).toMatchObject({ mode: "online", valid: true, code: "VALID", heartbeatIntervalSeconds: 900 });
+    const released = await manager.deactivate();
+    expect(released).toEqual({ released: true, deactivationsLeft: 4, forgotten: true });
+    const machines = (await app.inject({ url: `/api/license/machines/${key}`, headers })).json().data;
+    expect(machines.current_count).toBe(0);
+    // Deactivating again: nothing held here, nothing sent.
+    expect(await manager.deactivate()).toEqual({ released: false, deactivationsLeft: null, forgotten: false });
+  });
+
+  it("entitlements come from signed data only: hasFeature and maxConcurrentExecutions", async () => {
+    const { key } = await freshLicense("sdk-features@example.com");
+    const store = new MemoryStateStore();
+    const manager = managerFor("sdk-features-1", store);
+    expect(await manager.maxConcurrentExecutions()).toBe(0);
+    await manager.activate(key);
+    expect(await manager.maxConcurrentExecutions()).toBe(1);
+    expect(await manager.hasFeature("sharedMemory")).toBe(false);
+    // Writing "sharedMemory: true" into the state file grants nothing.
+    const state = (await store.read())!;
+    await store.write({
+      ...state,
+      license: { ...state.license!, features: { ...state.license!.features, sharedMemory: true } },
+    });
+    expect(await manager.hasFeature("sharedMemory")).toBe(false);
+  });
+
+  it("checkout: a license file keeps the app valid offline after its token expired, until the file does", async () => {
+    const { key } = await freshLicense("sdk-file@example.com");
+    let clock = new Date();
+    const store = new MemoryStateStore();
+    const manager = managerFor("sdk-file-1", store, () => clock);
+    await manager.activate(key);
+    const { expiresAt } = await manager.checkout(20 * 86_400);
+    expect(Math.round((expiresAt.getTime() - Date.now()) / 86_400_000)).toBe(20);
+    // Ten days on, offline: the token (7 days) has expired, the file holds.
+    clock = new Date(Date.now() + 10 * 86_400_000);
+    const tenDays = await manager.verifyOffline();
+    expect(tenDays).toMatchObject({ valid: true, source: "license-file", license: { tier: "free" } });
+    // Clock set back before the last check: refused.
+    clock = new Date(Date.now() + 2 * 86_400_000);
+    expect((await manager.verifyOffline()).valid).toBe(false);
+    // Past the file's end: not valid.
+    clock = new Date(Date.now() + 21 * 86_400_000);
+    expect((await manager.verifyOffline()).valid).toBe(false);
+  });
+
+  it("a license file altered, or copied to another machine, is refused", async () => {
+    const { key } = await freshLicense("sdk-file-tamper@example.com");
+    const manager = managerFor("sdk-file-2");
+    await manager.activate(key);
+    const { file } = await manager.checkout();
+    const elsewhere = managerFor("sdk-file-other");
+    await expect(elsewhere.importLicenseFile(file, key)).rejects.toBeInstanceOf(LicenseTokenError);
+    const flipped = { ...file, ciphertext: `${file.ciphertext.slice(0, -2)}AA` };
+    await expect(managerFor("sdk-file-2").importLicenseFile(flipped, key)).rejects.toBeInstanceOf(LicenseTokenError);
+    // A file signed by a key this build does not trust is refused even when it opens.
+    const untrusting = new LicenseManager({
+      client: new LicenseClient({ baseUrl, trustedKeys: pinned }),
+      store: new MemoryStateStore(),
+      machineId: () => "sdk-file-2",
+      trustedKeys: [trustedKey("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo")],
+    });
+    await expect(untrusting.importLicenseFile(file, key)).rejects.toThrow(/does not trust/);
+  });
+
+  it("an air-gapped machine: request file → exchange elsewhere → import, valid offline", async () => {
+    const { key, headers } = await freshLicense("sdk-airgap@example.com");
+    const offline = managerFor("sdk-airgapped");
+    const request = offline.activationRequest(key, "Lab machine");
+    const answer = await new LicenseClient({ baseUrl, trustedKeys: pinned }).exchangeActivationRequest(request);
+    expect(answer.code).toBe("VALID");
+    const check = await offline.importLicenseFile(answer.license_file!, key);
+    expect(check).toMatchObject({ mode: "offline", valid: true, source: "license-file" });
+    const machines = (await app.inject({ url: `/api/license/machines/${key}`, headers })).json().data;
+    expect(machines.machines[0]).toMatchObject({ machine_id: "sdk-airgapped", machine_name: "Lab machine" });
+  });
+
+  it("a local proxy cannot turn SUSPENDED into VALID, nor replay an earlier VALID", async () => {
+    const { key } = await freshLicense("sdk-proxy@example.com");
+    let recorded: { body: string; headers: Headers } | null = null;
+    let mode: "record" | "forge" | "replay" = "record";
+    const proxy: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const body = await response.text();
+      if (mode === "record") recorded = { body, headers: response.headers };
+      if (mode === "replay" && recorded) return new Response(recorded.body, { status: 200, headers: recorded.headers });
+      const forged =
+        mode === "forge" ? body.replace('"valid":false', '"valid":true').replace('"SUSPENDED"', '"VALID"') : body;
+      return new Response(forged, { status: response.status, headers: response.headers });
+    };
+    const client = new LicenseClient({ baseUrl, trustedKeys: pinned, fetch: proxy, retries: 0 });
+    expect((await client.validate({ license_key: key, machine_id: "proxied" })).code).toBe("VALID");
+    await app.inject({ method: "POST", url: "/api/license/validate", payload: { license_key: key, machine_id: "x" } });
+    const { setLicenseStatus } = await import("../src/modules/licenses/queries");
+    await setLicenseStatus(app.database.db, key, "suspended", new Date());
+    await app.licensing.changed(key);
+    mode = "forge";
+    await expect(client.validate({ license_key: key, machine_id: "proxied" })).rejects.toBeInstanceOf(
+      LicenseAnswerError,
+    );
+    mode = "replay";
+    await expect(client.validate({ license_key: key, machine_id: "proxied" })).rejects.toMatchObject({
+      reason: "wrong_request",
+    });
+    mode = "record";
+    expect((await client.validate({ license_key: key, machine_id: "proxied" })).code).toBe("SUSPENDED");
+  });
+
+  it("a session checks, heartbeats on the server's interval, and tells the app when the verdict changes", async () => {
+    const { key, headers } = await freshLicense("sdk-session@example.com");
+    const manager = managerFor("sdk-session-1");
+    await manager.activate(key);
+    const timers: { ms: number; run: () => void }[] = [];
+    const session = new LicenseSession(manager, {
+      setTimeout: (run, ms) => timers.push({ ms, run }),
+      clearTimeout: () => {},
+    });
+    const changes: string[] = [];
+    session.onStatusChange((status) => changes.push(`${status.mode}:${status.code}`));
+    await session.start();
+    expect(changes).toEqual(["online:VALID"]);
+    expect(timers.at(-1)!.ms).toBe(900_000);
+    expect(session.maxConcurrentExecutions).toBe(1);
+    expect(session.hasFeature("backups")).toBe(false);
+    // The owner removes the device: the next heartbeat says so, once, and the loop stops.
+    await manager.activate(key).then(() => undefined);
+    await app.inject({
+      method: "POST",
+      url: "/api/license/validate",
+      payload: { license_key: key, machine_id: "keeper" },
+    });
+    await app.inject({ method: "DELETE", url: `/api/license/machines/${key}/sdk-session-1`, headers });
+    await session.beat();
+    expect(changes).toEqual(["online:VALID", "online:MACHINE_REMOVED"]);
+    expect(session.nextHeartbeatInMs).toBeNull();
+    expect(session.maxConcurrentExecutions).toBe(0);
+    session.stop();
+  });
+
+  it("the deactivation cap reaches the app as DEACTIVATION_LIMIT, and the activation is kept", async () => {
+    const { key } = await freshLicense("sdk-cap@example.com");
+    const store = new MemoryStateStore();
+    const manager = managerFor("sdk-cap-1", store);
+    for (let i = 0; i < 5; i++) {
+      await manager.activate(key);
+      expect((await manager.deactivate()).released).toBe(true);
+    }
+    await manager.activate(key);
+    await expect(manager.deactivate()).rejects.toMatchObject({ status: 429, code: "DEACTIVATION_LIMIT" });
+    expect(await store.read()).not.toBeNull();
+    expect(LicenseApiError).toBeDefined();
   });
 });

@@ -43,6 +43,9 @@ export const FeaturesSchema = z.object({
   embeddingModels: z.boolean(),
 });
 
+/** Where a machine stands in its license: active holds a slot; inactive (silent too long) does not. */
+export const MACHINE_STATUSES = ["active", "inactive"] as const;
+
 export const ValidateResponseDataSchema = z.object({
   valid: z.boolean(),
   code: z.enum(LICENSE_CODES),
@@ -59,6 +62,8 @@ export const ValidateResponseDataSchema = z.object({
   machine: z.object({ display_id: z.string(), is_primary: z.boolean() }).nullable(),
   /** Ed25519-signed JWT for offline checks; present only when valid. */
   token: z.string().nullable(),
+  /** When to send the next heartbeat (the license tier's interval); null when not valid. */
+  heartbeat_interval_seconds: z.number().int().nullable(),
 });
 export const LicenseValidateResponseSchema = z.object({ success: z.literal(true), data: ValidateResponseDataSchema });
 
@@ -80,7 +85,95 @@ export const UsageResponseSchema = z.object({
   data: z.object({ recorded: z.number().int(), current_month_executions: z.number().int() }),
 });
 
+/** A running app's sign of life: keeps its slot, revives it after a silence, refreshes its offline token. */
+export const HeartbeatRequestSchema = z.strictObject({ license_key: LicenseKeySchema, machine_id: MachineIdSchema });
+export type HeartbeatRequest = z.input<typeof HeartbeatRequestSchema>;
+export const HeartbeatResponseSchema = LicenseValidateResponseSchema;
+
+/** The app frees its own slot. */
+export const DeactivateRequestSchema = HeartbeatRequestSchema;
+export type DeactivateRequest = z.input<typeof DeactivateRequestSchema>;
+export const DeactivateResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    deactivated: z.literal(true),
+    /** Deactivations this license may still make in the current 24 hours. */
+    deactivations_left: z.number().int(),
+  }),
+});
+
+/** An encrypted, signed license for a machine that will be offline (files.ts in the SDK reads it). */
+export const LicenseFileSchema = z.object({
+  format: z.literal("flotilla-license-file/1"),
+  /** The signing key's id (also inside, signed). */
+  kid: z.string(),
+  /** AES-256-GCM under a key derived from the license key and the machine id: base64url parts. */
+  iv: z.string(),
+  ciphertext: z.string(),
+  tag: z.string(),
+  /** Not secret, for people and file managers: the signed copies inside are what counts. */
+  issued_at: z.string(),
+  expires_at: z.string(),
+});
+export type LicenseFile = z.infer<typeof LicenseFileSchema>;
+
+export const CheckoutRequestSchema = z.strictObject({
+  license_key: LicenseKeySchema,
+  machine_id: MachineIdSchema,
+  /** Seconds; default 30 days, at most 90 (and never past the license's end). */
+  ttl_seconds: z
+    .number()
+    .int()
+    .min(3600)
+    .max(90 * 24 * 3600)
+    .optional(),
+});
+export type CheckoutRequest = z.input<typeof CheckoutRequestSchema>;
+export const CheckoutResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.object({ license_file: LicenseFileSchema }),
+});
+
+/** What an offline machine writes for another computer to carry to the service. */
+export const ActivationRequestFileSchema = z.strictObject({
+  format: z.literal("flotilla-activation-request/1"),
+  license_key: LicenseKeySchema,
+  machine_id: MachineIdSchema,
+  machine_name: z.string().trim().max(128).refine(isSafeDisplayText, `machine_name ${UNSAFE_TEXT_MESSAGE}`).optional(),
+  platform: z.string().trim().max(64).refine(isSafeDisplayText, `platform ${UNSAFE_TEXT_MESSAGE}`).optional(),
+  created_at: z.string().max(40),
+});
+export type ActivationRequestFile = z.infer<typeof ActivationRequestFileSchema>;
+export const OfflineActivationRequestSchema = z.strictObject({
+  request: ActivationRequestFileSchema,
+  ttl_seconds: z
+    .number()
+    .int()
+    .min(3600)
+    .max(90 * 24 * 3600)
+    .optional(),
+});
+export const OfflineActivationResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    code: z.enum(LICENSE_CODES),
+    message: z.string(),
+    /** The response file: present when the machine is activated. */
+    license_file: LicenseFileSchema.nullable(),
+  }),
+});
+
 export const CreateLicenseRequestSchema = z.strictObject({ tier: z.string().trim().min(1).max(16) });
+
+/** A device refused because the license was full: the dashboard tells its owner. */
+export const RefusedActivationSchema = z.object({
+  machine_id: z.string(),
+  display_id: z.string(),
+  machine_name: z.string().nullable(),
+  platform: z.string().nullable(),
+  refused_at: z.string(),
+});
+export type RefusedActivation = z.infer<typeof RefusedActivationSchema>;
 
 export const LicenseSchema = z.object({
   id: z.string(),
@@ -93,8 +186,17 @@ export const LicenseSchema = z.object({
   max_machines: z.number().int(),
   created_at: z.string(),
   features: FeaturesSchema,
+  /** Devices refused because every slot was taken, most recent first (until dismissed or activated). */
+  refused_activations: z.array(RefusedActivationSchema),
+  /** After a key rotation, until when the previous key still works; null otherwise. */
+  previous_key_valid_until: z.string().nullable(),
 });
 export type License = z.infer<typeof LicenseSchema>;
+
+export const RotateKeyResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.object({ license: LicenseSchema, previous_key_valid_until: z.string() }),
+});
 
 export const DashboardResponseSchema = z.object({
   success: z.literal(true),
@@ -124,6 +226,11 @@ export const MachineSchema = z.object({
   is_primary: z.boolean(),
   bound_at: z.string(),
   last_seen: z.string().nullable(),
+  /** The last heartbeat or validation: what keeps the slot. */
+  last_heartbeat_at: z.string().nullable(),
+  status: z.enum(MACHINE_STATUSES),
+  /** When it lost its slot (inactive only). */
+  inactive_since: z.string().nullable(),
 });
 export type Machine = z.infer<typeof MachineSchema>;
 
@@ -143,6 +250,12 @@ export const MachineListResponseSchema = z.object({
     max_machines: z.number().int(),
     machines: z.array(MachineSchema),
     removed_machines: z.array(RemovedMachineSchema),
+    /** The rule the panel explains: silent longer than inactive_after_seconds loses the slot (seats.ts). */
+    seat_rules: z.object({
+      heartbeat_interval_seconds: z.number().int(),
+      inactive_after_seconds: z.number().int(),
+      revival_window_seconds: z.number().int(),
+    }),
   }),
 });
 export type MachineList = z.infer<typeof MachineListResponseSchema>["data"];
@@ -179,10 +292,13 @@ export const LICENSE_ERRORS = {
   machineNotFound: "Device not found",
   lastMachine: "Cannot remove the last device",
   removedMachineNotFound: "This device is not in the removed list",
+  deactivationLimit: "This license has reached its deactivations for the last 24 hours. Try again later.",
+  machineNotActivated: "This machine is not activated for this license.",
 } as const;
 
 export const LICENSE_MESSAGES = {
   machineRemoved:
     "Device removed. It cannot validate again, even from the app, until you allow it back under Removed devices.",
   machineRestored: "Device allowed again. It is re-activated the next time it validates, while a slot is free.",
+  refusalsDismissed: "Dismissed.",
 } as const;

@@ -24,6 +24,8 @@ export interface TierLimits {
   monthlyQuota: number;
   /** Whether a customer can create this tier today (only free: the rest are Coming Soon). */
   available: boolean;
+  /** How often a running app sends a heartbeat; silent longer (plus the drift allowance, seats.ts) frees its slot. */
+  heartbeatIntervalSeconds: number;
 }
 
 const hostedQuota = (tier: TierId) => planByTier(tier)?.quota?.total ?? 0;
@@ -35,6 +37,7 @@ export const TIERS: Readonly<Record<TierId, TierLimits>> = {
     features: { maxConcurrentExecutions: 1, sharedMemory: false, backups: false, embeddingModels: false },
     monthlyQuota: 1_000,
     available: true,
+    heartbeatIntervalSeconds: 15 * 60,
   },
   plus: {
     tier: "plus",
@@ -42,6 +45,7 @@ export const TIERS: Readonly<Record<TierId, TierLimits>> = {
     features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
     monthlyQuota: 10_000,
     available: false,
+    heartbeatIntervalSeconds: 10 * 60,
   },
   pro: {
     tier: "pro",
@@ -49,6 +53,7 @@ export const TIERS: Readonly<Record<TierId, TierLimits>> = {
     features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
     monthlyQuota: hostedQuota("pro"),
     available: false,
+    heartbeatIntervalSeconds: 10 * 60,
   },
   "pro+": {
     tier: "pro+",
@@ -56,6 +61,7 @@ export const TIERS: Readonly<Record<TierId, TierLimits>> = {
     features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
     monthlyQuota: hostedQuota("pro+"),
     available: false,
+    heartbeatIntervalSeconds: 10 * 60,
   },
   ultra: {
     tier: "ultra",
@@ -63,6 +69,7 @@ export const TIERS: Readonly<Record<TierId, TierLimits>> = {
     features: { maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true },
     monthlyQuota: hostedQuota("ultra"),
     available: false,
+    heartbeatIntervalSeconds: 10 * 60,
   },
 };
 
@@ -73,10 +80,8 @@ export function tierById(id: string): TierLimits | undefined {
   return Object.hasOwn(TIERS, id) ? TIERS[id as TierId] : undefined;
 }
 
-/** Per-tier settings the desktop app reads (GET /api/license/configurations). */
+/** Settings the desktop app reads (GET /api/license/configurations; heartbeat intervals are per tier). */
 export const CLIENT_CONFIGURATION = {
-  /** How often a running app re-validates its license. */
-  heartbeatIntervalSeconds: 6 * 60 * 60,
   /** How long a signed validation token lets the app work offline. */
   offlineGraceSeconds: 7 * 24 * 60 * 60,
   /** How often the app reports its execution counts. */
@@ -91,6 +96,8 @@ export const LICENSE_CODES = [
   "EXPIRED",
   "MACHINE_REMOVED",
   "TOO_MANY_MACHINES",
+  "ACTIVATION_LIMIT",
+  "NOT_ACTIVATED",
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 
@@ -106,4 +113,7 @@ export const LICENSE_CODE_MESSAGES: Readonly<Record<LicenseCode, string>> = {
   MACHINE_REMOVED:
     "This device was removed from the license in the dashboard. The license owner can allow it again there.",
   TOO_MANY_MACHINES: "This license is already active on the maximum number of machines. Remove one from the dashboard.",
+  ACTIVATION_LIMIT:
+    "Too many new machines were activated on this license in the last 24 hours. Try again later, or contact support.",
+  NOT_ACTIVATED: "This machine is not activated for this license. Validate the license first.",
 };

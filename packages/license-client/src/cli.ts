@@ -3,10 +3,12 @@
  * the exit code (0 ok, 1 license not valid, 2 usage error, 3 network or server error); it never calls
  * process.exit, so tests run it in-process.
  */
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { BRAND } from "@flotilla/contracts/brand";
-import { FEATURE_NAME } from "@flotilla/contracts/licensing";
+import { ActivationRequestFileSchema, FEATURE_NAME } from "@flotilla/contracts/licensing";
+import { SEAT_RULES } from "@flotilla/contracts/seats";
 import { LICENSE_CODE_MESSAGES, LICENSE_CODES, type LicenseCode } from "@flotilla/contracts/tiers";
 import { DEFAULT_BASE_URL, LicenseClient, type LicenseClientOptions, type LicenseFeatures } from "./client";
 import {
@@ -18,9 +20,10 @@ import {
   LicenseTokenError,
   NotActivatedError,
 } from "./errors";
+import { parseLicenseFile } from "./files";
 import { type LicenseCheck, LicenseManager } from "./license-manager";
 import { getMachineId } from "./machine-id";
-import { defaultStatePath, FileStateStore, type StoredLicense } from "./state";
+import { defaultStatePath, FileStateStore, type StoredLicense, writeFileAtomic } from "./state";
 import { BUILD_KIND, type BuildKind, PINNED_KEYS, type TrustedKey } from "./trusted-keys";
 
 export const EXIT = { ok: 0, invalid: 1, usage: 2, unavailable: 3 } as const;
@@ -42,7 +45,21 @@ export interface CliIO {
 }
 
 const BIN = "flotilla-license";
-const COMMANDS = ["activate", "validate", "status", "verify", "usage", "deactivate", "help"] as const;
+const COMMANDS = [
+  "activate",
+  "validate",
+  "status",
+  "heartbeat",
+  "verify",
+  "features",
+  "usage",
+  "deactivate",
+  "checkout",
+  "request",
+  "exchange",
+  "import",
+  "help",
+] as const;
 type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -53,6 +70,9 @@ const OPTIONS = {
   "machine-id": { type: "string" },
   name: { type: "string" },
   feature: { type: "string" },
+  local: { type: "boolean" },
+  ttl: { type: "string" },
+  out: { type: "string" },
 } as const;
 
 /** Which command accepts which command-specific option. */
@@ -62,6 +82,13 @@ const COMMAND_OPTIONS: Partial<Record<Command, readonly string[]>> = {
   status: ["machine-id"],
   verify: ["machine-id"],
   usage: ["machine-id", "feature"],
+  heartbeat: ["machine-id"],
+  features: ["machine-id"],
+  deactivate: ["machine-id", "local"],
+  checkout: ["machine-id", "ttl", "out"],
+  request: ["machine-id", "name", "out"],
+  exchange: ["ttl", "out"],
+  import: ["machine-id"],
 };
 
 export const HELP = `${BIN}: activate and check a ${BRAND.name} license on this machine, as the desktop app does.
@@ -77,10 +104,21 @@ Commands:
   verify                Check the stored token offline only (no network)
   usage <executions>    Report executions (a whole number, at least 1)
       --feature NAME    What they were for, in lower-case-hyphenated words
-  deactivate            Forget the local activation (free the machine's slot in the dashboard)
+  heartbeat             Send a heartbeat (keeps this machine's slot; offline from the token if unreachable)
+  features              What this license entitles the app to, from signed data only
+  deactivate            Free this machine's slot on the server and forget the local activation
+      --local           Only forget locally (the slot stays taken until the machine goes silent)
+  checkout              Fetch a license file for working offline longer than the token (signed, encrypted)
+      --ttl 30d         How long it lasts (hours "h" or days "d"; default 30d, at most 90d)
+      --out FILE        Also write it to FILE
+  request <key>         On a machine with no network: write an activation request file
+      --out FILE        Where to write it (default: standard output)
+  exchange <request>    On a computer with a network: send a request file, write the license file
+      --out FILE        Where to write it (default: standard output)   --ttl as for checkout
+  import <file> <key>   On the offline machine: install the license file that answered its request
 
-  Development builds only: --machine-id ID (env FLOTILLA_MACHINE_ID) plays another machine on activate,
-  validate, status, verify and usage. A production build always computes this machine's id.
+  Development builds only: --machine-id ID (env FLOTILLA_MACHINE_ID) plays another machine on the commands
+  that act for this machine. A production build always computes this machine's id.
 
 Options:
   --server URL          Licensing server (env FLOTILLA_SERVER; default: the server used at activation,
@@ -123,7 +161,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
 
   const build = io.build ?? { kind: BUILD_KIND, trustedKeys: PINNED_KEYS };
   try {
-    for (const option of ["machine-id", "name", "feature"] as const) {
+    for (const option of ["machine-id", "name", "feature", "local", "ttl", "out"] as const) {
       if (values[option] !== undefined && !COMMAND_OPTIONS[command]?.includes(option)) {
         throw new UsageError(`--${option} does not apply to "${command}".`);
       }
@@ -142,7 +180,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       DEFAULT_BASE_URL;
     const manager = async (offlineOnly = false) =>
       new LicenseManager({
-        client: new LicenseClient({ ...io.client, baseUrl: offlineOnly ? DEFAULT_BASE_URL : await serverUrl() }),
+        client: new LicenseClient({
+          ...io.client,
+          baseUrl: offlineOnly ? DEFAULT_BASE_URL : await serverUrl(),
+          trustedKeys: build.trustedKeys,
+        }),
         store,
         machineId,
         trustedKeys: build.trustedKeys,
@@ -225,16 +267,95 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
         );
         return EXIT.ok;
       }
+      case "heartbeat": {
+        expectArgs(command, args, []);
+        return out.check(await (await manager()).heartbeat());
+      }
+      case "features": {
+        expectArgs(command, args, []);
+        const m = await manager(true);
+        const features = await m.entitlements();
+        if (json) return out.json(features ? EXIT.ok : EXIT.invalid, { ok: Boolean(features), features });
+        if (!features) {
+          out.line("No valid signed license is held: nothing is licensed. Run status to check online.");
+          return EXIT.invalid;
+        }
+        out.table([
+          [
+            "Executions",
+            features.maxConcurrentExecutions === null
+              ? "unlimited at once"
+              : `${features.maxConcurrentExecutions} at once`,
+          ],
+          ["Memory", features.sharedMemory ? "shared" : "not shared"],
+          ["Backups", features.backups ? "yes" : "no"],
+          ["Embedding", features.embeddingModels ? "models included" : "not included"],
+        ]);
+        return EXIT.ok;
+      }
       case "deactivate": {
         expectArgs(command, args, []);
-        const removed = await (await manager(true)).deactivate();
-        if (json) return out.json(EXIT.ok, { ok: true, removed, state_path: store.path });
-        out.line(
-          removed
-            ? `Forgot the activation stored in ${store.path}. The machine keeps its slot until you remove it in the dashboard.`
-            : `Nothing to deactivate: no activation in ${store.path}.`,
-        );
+        const result = await (await manager(values.local === true)).deactivate({ localOnly: values.local === true });
+        if (json) return out.json(EXIT.ok, { ok: true, ...result, removed: result.forgotten, state_path: store.path });
+        if (!result.forgotten) {
+          out.line(`Nothing to deactivate: no activation in ${store.path}.`);
+        } else if (result.released) {
+          out.line(
+            `Freed this machine's slot and forgot the activation (${plural(result.deactivationsLeft ?? 0, "deactivation")} left today).`,
+          );
+        } else {
+          out.line(
+            values.local
+              ? `Forgot the activation stored in ${store.path}. The slot stays taken until the machine goes silent or you remove it in the dashboard.`
+              : `Forgot the activation stored in ${store.path} (the server no longer counted this machine).`,
+          );
+        }
         return EXIT.ok;
+      }
+      case "checkout": {
+        expectArgs(command, args, []);
+        const ttl = values.ttl === undefined ? undefined : parseTtl(values.ttl);
+        const { file, expiresAt } = await (await manager()).checkout(ttl);
+        if (values.out) await writeFileAtomic(resolve(values.out), `${JSON.stringify(file, null, 2)}\n`);
+        if (json) return out.json(EXIT.ok, { ok: true, expires_at: expiresAt.toISOString(), file: values.out ?? null });
+        out.line(`License file stored for offline use until ${out.when(expiresAt)}.`);
+        if (values.out) out.line(`  Written to ${resolve(values.out)}`);
+        return EXIT.ok;
+      }
+      case "request": {
+        const key = expectArgs(command, args, ["<key>"])[0]!;
+        const request = (await manager(true)).activationRequest(key, values.name);
+        const text = `${JSON.stringify(request, null, 2)}\n`;
+        if (values.out) {
+          await writeFileAtomic(resolve(values.out), text);
+          out.line(
+            `Activation request written to ${resolve(values.out)}: carry it to a computer with a network and run "${BIN} exchange".`,
+          );
+        } else io.stdout.write(text);
+        return EXIT.ok;
+      }
+      case "exchange": {
+        const path = expectArgs(command, args, ["<request-file>"])[0]!;
+        const parsed = ActivationRequestFileSchema.safeParse(JSON.parse(await readFile(resolve(path), "utf8")));
+        if (!parsed.success) throw new UsageError(`${path} is not an activation request file.`);
+        const client = new LicenseClient({ ...io.client, baseUrl: await serverUrl(), trustedKeys: build.trustedKeys });
+        const ttl = values.ttl === undefined ? undefined : parseTtl(values.ttl);
+        const answer = await client.exchangeActivationRequest(parsed.data, ttl ? { ttlSeconds: ttl } : {});
+        if (!answer.license_file) {
+          return out.invalid(answer.code, answer.message, { code: answer.code, message: answer.message });
+        }
+        const text = `${JSON.stringify(answer.license_file, null, 2)}\n`;
+        if (values.out) {
+          await writeFileAtomic(resolve(values.out), text);
+          out.line(`License file written to ${resolve(values.out)}: carry it back and run "${BIN} import".`);
+        } else io.stdout.write(text);
+        return EXIT.ok;
+      }
+      case "import": {
+        const [path, key] = expectArgs(command, args, ["<license-file>", "<key>"]);
+        const file = parseLicenseFile(await readFile(resolve(path!), "utf8"));
+        if (!file) throw new UsageError(`${path} is not a license file.`);
+        return out.check(await (await manager(true)).importLicenseFile(file, key!));
       }
       case "help":
         io.stdout.write(HELP);
@@ -243,6 +364,18 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   } catch (error) {
     return out.error(error);
   }
+}
+
+/** "30d", "12h" or seconds, as a whole number of seconds. */
+function parseTtl(value: string): number {
+  const match = /^(\d+)([dh]?)$/.exec(value.trim());
+  if (!match) throw new UsageError(`--ttl must look like 30d or 12h (got "${value}").`);
+  const n = Number(match[1]);
+  const seconds = match[2] === "d" ? n * 86_400 : match[2] === "h" ? n * 3_600 : n;
+  if (seconds < 3_600 || seconds > SEAT_RULES.licenseFileMaxTtlSeconds) {
+    throw new UsageError(`--ttl must be between 1h and ${SEAT_RULES.licenseFileMaxTtlSeconds / 86_400}d.`);
+  }
+  return seconds;
 }
 
 function expectArgs(command: Command, args: string[], names: string[]): string[] {

@@ -7,16 +7,37 @@
 import { randomUUID } from "node:crypto";
 import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import {
+  type ActivationRequestFile,
+  type CheckoutRequest,
+  CheckoutRequestSchema,
+  CheckoutResponseSchema,
+  type DeactivateRequest,
+  DeactivateRequestSchema,
+  DeactivateResponseSchema,
   type FeaturesSchema,
+  type HeartbeatRequest,
+  HeartbeatRequestSchema,
+  HeartbeatResponseSchema,
+  type LicenseFile,
   LicenseValidateResponseSchema,
+  OfflineActivationResponseSchema,
   type UsageRequest,
   UsageRequestSchema,
   UsageResponseSchema,
   type ValidateRequest,
   ValidateRequestSchema,
 } from "@flotilla/contracts/licensing";
+import { NONCE_HEADER, SIGNATURE_HEADER } from "@flotilla/contracts/seats";
 import { API_MAX_ATTEMPTS, API_TIMEOUT_MS, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "@flotilla/contracts/timings";
-import { LicenseApiError, LicenseInputError, LicenseNetworkError, LicenseProtocolError } from "./errors";
+import { newNonce, verifyAnswer } from "./answers";
+import {
+  LicenseAnswerError,
+  LicenseApiError,
+  LicenseInputError,
+  LicenseNetworkError,
+  LicenseProtocolError,
+} from "./errors";
+import { PINNED_KEYS, type TrustedKey } from "./trusted-keys";
 
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 /** The longest Retry-After we are prepared to sit through; a longer one fails the call at once. */
@@ -25,6 +46,9 @@ const VERSION = "0.1.0";
 
 export type ValidateResult = ReturnType<typeof LicenseValidateResponseSchema.parse>["data"];
 export type UsageResult = ReturnType<typeof UsageResponseSchema.parse>["data"];
+export type DeactivateResult = ReturnType<typeof DeactivateResponseSchema.parse>["data"];
+export type OfflineActivationResult = ReturnType<typeof OfflineActivationResponseSchema.parse>["data"];
+export type { ActivationRequestFile, CheckoutRequest, DeactivateRequest, HeartbeatRequest, LicenseFile };
 export type LicenseFeatures = ReturnType<typeof FeaturesSchema.parse>;
 export type { UsageRequest, ValidateRequest };
 
@@ -54,6 +78,14 @@ export interface LicenseClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Sent as User-Agent. */
   userAgent?: string;
+  /**
+   * The keys whose signature a licensing answer must carry (default: the keys pinned in this build). Answers to the
+   * desktop calls that are unsigned, signed by another key, made for another request or stale are refused
+   * (LicenseAnswerError), so a proxy between the app and the server cannot rewrite them.
+   */
+  trustedKeys?: readonly TrustedKey[];
+  /** The clock signed answers are checked against (injectable for tests). */
+  now?: () => Date;
 }
 
 export interface CallOptions {
@@ -69,11 +101,21 @@ interface RequestSpec<T> {
   body?: unknown;
   idempotencyKey?: string;
   signal?: AbortSignal | undefined;
+  /** A desktop call: its answer must be signed by a trusted key, for this request. */
+  signed?: boolean;
   parse: (json: unknown) => T | undefined;
 }
 
 type Attempt =
-  | { kind: "response"; status: number; statusText: string; headers: Headers; json: unknown }
+  | {
+      kind: "response";
+      status: number;
+      statusText: string;
+      headers: Headers;
+      json: unknown;
+      text: string;
+      nonce: string | null;
+    }
   | { kind: "network"; error: LicenseNetworkError };
 
 export class LicenseClient {
@@ -86,6 +128,8 @@ export class LicenseClient {
   readonly #maxRetryAfter: number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #userAgent: string;
+  readonly #trustedKeys: readonly TrustedKey[];
+  readonly #now: () => Date;
 
   constructor(options: LicenseClientOptions = {}) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -97,6 +141,8 @@ export class LicenseClient {
     this.#maxRetryAfter = Math.max(0, options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
     this.#sleep = options.sleep ?? sleep;
     this.#userAgent = options.userAgent ?? `flotilla-license-client/${VERSION}`;
+    this.#trustedKeys = options.trustedKeys ?? PINNED_KEYS;
+    this.#now = options.now ?? (() => new Date());
   }
 
   /** POST /api/license/validate: checks the key and binds this machine if a slot is free. */
@@ -108,6 +154,7 @@ export class LicenseClient {
       body,
       idempotencyKey: options.idempotencyKey ?? randomUUID(),
       signal: options.signal,
+      signed: true,
       parse: (json) => {
         const parsed = LicenseValidateResponseSchema.safeParse(json);
         return parsed.success ? parsed.data.data : undefined;
@@ -124,10 +171,59 @@ export class LicenseClient {
       body,
       idempotencyKey: options.idempotencyKey ?? randomUUID(),
       signal: options.signal,
+      signed: true,
       parse: (json) => {
         const parsed = UsageResponseSchema.safeParse(json);
         return parsed.success ? parsed.data.data : undefined;
       },
+    });
+  }
+
+  /** POST /api/license/heartbeat: keeps this machine's slot and refreshes its token (never activates). */
+  async heartbeat(input: HeartbeatRequest, options: CallOptions = {}): Promise<ValidateResult> {
+    return this.#signedPost("/api/license/heartbeat", checkInput(HeartbeatRequestSchema, input), options, (json) => {
+      const parsed = HeartbeatResponseSchema.safeParse(json);
+      return parsed.success ? parsed.data.data : undefined;
+    });
+  }
+
+  /** POST /api/license/deactivate: frees this machine's slot on the server. */
+  async deactivate(input: DeactivateRequest, options: CallOptions = {}): Promise<DeactivateResult> {
+    return this.#signedPost("/api/license/deactivate", checkInput(DeactivateRequestSchema, input), options, (json) => {
+      const parsed = DeactivateResponseSchema.safeParse(json);
+      return parsed.success ? parsed.data.data : undefined;
+    });
+  }
+
+  /** POST /api/license/checkout: a license file for this (activated) machine, for working offline. */
+  async checkout(input: CheckoutRequest, options: CallOptions = {}): Promise<LicenseFile> {
+    return this.#signedPost("/api/license/checkout", checkInput(CheckoutRequestSchema, input), options, (json) => {
+      const parsed = CheckoutResponseSchema.safeParse(json);
+      return parsed.success ? parsed.data.data.license_file : undefined;
+    });
+  }
+
+  /** POST /api/license/offline-activations: an offline machine's request file in, its license file out. */
+  async exchangeActivationRequest(
+    request: ActivationRequestFile,
+    options: CallOptions & { ttlSeconds?: number } = {},
+  ): Promise<OfflineActivationResult> {
+    const body = { request, ...(options.ttlSeconds ? { ttl_seconds: options.ttlSeconds } : {}) };
+    return this.#signedPost("/api/license/offline-activations", body, options, (json) => {
+      const parsed = OfflineActivationResponseSchema.safeParse(json);
+      return parsed.success ? parsed.data.data : undefined;
+    });
+  }
+
+  #signedPost<T>(path: string, body: unknown, options: CallOptions, parse: (json: unknown) => T | undefined) {
+    return this.#request({
+      method: "POST",
+      path,
+      body,
+      idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      signal: options.signal,
+      signed: true,
+      parse,
     });
   }
 
@@ -197,6 +293,9 @@ export class LicenseClient {
         failure = outcome.error;
       } else {
         const { status, json } = outcome;
+        // Whatever a desktop answer decides — valid, refused, a definitive error — counts only when the server
+        // signed it. (A 5xx or 429 decides nothing: it is retried, then treated as "could not reach the server".)
+        if (spec.signed && !isRetryableStatus(status)) this.#checkSignature(spec, outcome);
         if (status >= 200 && status < 300) {
           const value = spec.parse(json);
           if (value === undefined) {
@@ -220,6 +319,26 @@ export class LicenseClient {
     }
   }
 
+  #checkSignature(spec: RequestSpec<unknown>, outcome: Extract<Attempt, { kind: "response" }>) {
+    const verification = verifyAnswer(
+      {
+        method: spec.method,
+        path: spec.path,
+        nonce: outcome.nonce ?? "",
+        body: outcome.text,
+        header: outcome.headers.get(SIGNATURE_HEADER),
+      },
+      this.#trustedKeys,
+      { now: this.#now() },
+    );
+    if (!verification.ok) {
+      throw new LicenseAnswerError(
+        `Ignored an answer from ${this.baseUrl}${spec.path} (HTTP ${outcome.status}): ${verification.message}`,
+        verification.reason,
+      );
+    }
+  }
+
   async #attempt(spec: RequestSpec<unknown>): Promise<Attempt> {
     const controller = new AbortController();
     let timedOut = false;
@@ -232,6 +351,8 @@ export class LicenseClient {
     const headers: Record<string, string> = { accept: "application/json", "user-agent": this.#userAgent };
     if (spec.body !== undefined) headers["content-type"] = "application/json";
     if (spec.idempotencyKey) headers["idempotency-key"] = spec.idempotencyKey;
+    const nonce = spec.signed ? newNonce() : null;
+    if (nonce) headers[NONCE_HEADER] = nonce;
     const url = `${this.baseUrl}${spec.path}`;
     try {
       const response = await this.#fetch(url, {
@@ -247,6 +368,8 @@ export class LicenseClient {
         statusText: response.statusText,
         headers: response.headers,
         json: parseJson(text),
+        text,
+        nonce,
       };
     } catch (cause) {
       if (spec.signal?.aborted) throw spec.signal.reason;
@@ -354,4 +477,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Statuses that decide nothing and are retried (a proxy's 502 during a deploy is not signed, and need not be). */
+function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
 }

@@ -85,10 +85,25 @@ export class LicenseTokenError extends LicenseClientError {
   }
 }
 
+/**
+ * An answer that does not carry a valid signature of the licensing server (unsigned, another key, made for another
+ * request, or stale): whatever it says is ignored — as if the server could not be reached.
+ */
+export class LicenseAnswerError extends LicenseClientError {
+  override name = "LicenseAnswerError";
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Failures that mean "could not talk to the licensing server properly", as opposed to "the server said no". */
 export function isConnectivityError(error: unknown): boolean {
   return (
     error instanceof LicenseNetworkError ||
+    error instanceof LicenseAnswerError ||
     error instanceof LicenseProtocolError ||
     (error instanceof LicenseApiError && error.retryable)
   );

@@ -1,12 +1,22 @@
 /** The SDK the desktop app uses to talk to the licensing API, plus offline verification and local state. */
+
+export {
+  type AnswerFailureReason,
+  type AnswerVerification,
+  newNonce,
+  parseSignatureHeader,
+  verifyAnswer,
+} from "./answers";
 export {
   type CallOptions,
   type ClientConfiguration,
   DEFAULT_BASE_URL,
   DEFAULT_MAX_RETRY_AFTER_MS,
+  type DeactivateResult,
   LicenseClient,
   type LicenseClientOptions,
   type LicenseFeatures,
+  type OfflineActivationResult,
   parseRetryAfter,
   type UsageRequest,
   type UsageResult,
@@ -15,6 +25,7 @@ export {
 } from "./client";
 export {
   isConnectivityError,
+  LicenseAnswerError,
   LicenseApiError,
   LicenseClientError,
   LicenseInputError,
@@ -25,9 +36,17 @@ export {
   NotActivatedError,
 } from "./errors";
 export {
+  type ActivationRequestFile,
+  activationRequest,
+  type LicenseFile,
+  parseLicenseFile,
+  verifyLicenseFile,
+} from "./files";
+export {
   type ActivateOptions,
   type ActivationResult,
   type CheckFailureReason,
+  type DeactivationResult,
   type LicenseCheck,
   LicenseManager,
   type LicenseManagerOptions,
@@ -53,6 +72,7 @@ export {
   type VerifyTokenOptions,
   verifyLicenseToken,
 } from "./offline";
+export { type ErrorListener, LicenseSession, type LicenseSessionOptions, type StatusListener } from "./session";
 export {
   defaultStatePath,
   FileStateStore,

@@ -10,8 +10,9 @@
 import os from "node:os";
 import type { LicenseCode } from "@flotilla/contracts/tiers";
 import { decodeJwt } from "jose";
-import type { CallOptions, LicenseClient, UsageResult, ValidateResult } from "./client";
-import { isConnectivityError, LicenseTokenError, NotActivatedError } from "./errors";
+import type { CallOptions, LicenseClient, LicenseFeatures, UsageResult, ValidateResult } from "./client";
+import { isConnectivityError, LicenseApiError, LicenseTokenError, NotActivatedError } from "./errors";
+import { type ActivationRequestFile, activationRequest, type LicenseFile, verifyLicenseFile } from "./files";
 import { getMachineId } from "./machine-id";
 import {
   DEFAULT_CLOCK_TOLERANCE_SECONDS,
@@ -69,6 +70,19 @@ export interface LicenseCheck {
   offlineCause?: string;
   /** Something worth knowing that did not change the verdict. */
   warning?: string;
+  /** When to send the next heartbeat (the server's answer, per tier); null offline. */
+  heartbeatIntervalSeconds: number | null;
+  /** Offline, when the verdict came from a license file rather than the token. */
+  source?: "token" | "license-file";
+}
+
+export interface DeactivationResult {
+  /** The server freed the slot. */
+  released: boolean;
+  /** Deactivations the license may still make in the current 24 hours (when the server answered). */
+  deactivationsLeft: number | null;
+  /** A local activation was forgotten. */
+  forgotten: boolean;
 }
 
 export class LicenseManager {
@@ -145,6 +159,7 @@ export class LicenseManager {
       last_validated_at: at,
       last_code: result.code,
       last_checked_at: at,
+      license_file: null,
     };
     await this.store.write(state);
     return { activated: true, result, state, tokenExpiresAt: verification.expiresAt };
@@ -165,6 +180,119 @@ export class LicenseManager {
       if (!isConnectivityError(error)) throw error;
       return this.#offline(state, (error as Error).message);
     }
+  }
+
+  /**
+   * A running app's heartbeat: like check(), but online it calls the heartbeat endpoint, which keeps this machine's
+   * slot (or wins it back after a silence) and never activates a machine the license does not know.
+   */
+  async heartbeat(): Promise<LicenseCheck> {
+    const state = await this.#requireState();
+    const foreign = this.#foreignMachine(state);
+    if (foreign) return foreign;
+    try {
+      return await this.#online(state, "heartbeat");
+    } catch (error) {
+      if (!isConnectivityError(error)) throw error;
+      return this.#offline(state, (error as Error).message);
+    }
+  }
+
+  /**
+   * The entitlements this app may use now, from a signed token or license file verified offline (never from the
+   * unsigned copy in the state file); null when nothing valid is held.
+   */
+  async entitlements(): Promise<LicenseFeatures | null> {
+    const state = await this.store.read();
+    if (!state || this.#foreignMachine(state)) return null;
+    const check = await this.#offline(state);
+    return check.valid ? (check.license?.features ?? null) : null;
+  }
+
+  /** Whether a feature (e.g. "sharedMemory") is licensed, from signed data only. */
+  async hasFeature(feature: Exclude<keyof LicenseFeatures, "maxConcurrentExecutions">): Promise<boolean> {
+    return (await this.entitlements())?.[feature] === true;
+  }
+
+  /** How many executions may run at once (null: unlimited; 0 when nothing valid is held). */
+  async maxConcurrentExecutions(): Promise<number | null> {
+    const features = await this.entitlements();
+    return features ? features.maxConcurrentExecutions : 0;
+  }
+
+  /**
+   * A license file for working offline longer than the token allows (up to 90 days): fetched for this activated
+   * machine, verified with the pinned keys, kept in the state and returned (to copy elsewhere if wanted).
+   */
+  async checkout(ttlSeconds?: number): Promise<{ file: LicenseFile; expiresAt: Date }> {
+    const state = await this.#requireState();
+    if (this.#foreignMachine(state)) {
+      throw new NotActivatedError("This activation was made on another machine: activate the license on this one.");
+    }
+    const file = await this.client.checkout({
+      license_key: state.license_key,
+      machine_id: state.machine_id,
+      ...(ttlSeconds ? { ttl_seconds: ttlSeconds } : {}),
+    });
+    const verification = await this.#verifyFile(file, state.license_key, state.machine_id, state.last_checked_at);
+    if (!verification.ok) {
+      throw new LicenseTokenError(`The license file cannot be trusted: ${verification.message}`, verification.reason);
+    }
+    await this.store.write({ ...state, license_file: file, license: licenseFromClaims(verification.claims) });
+    return { file, expiresAt: verification.expiresAt };
+  }
+
+  /** For a machine with no network: what to carry to a computer that has one (`flotilla-license exchange`). */
+  activationRequest(licenseKey: string, machineName: string = os.hostname()): ActivationRequestFile {
+    return activationRequest({
+      licenseKey,
+      machineId: this.#machineId(),
+      machineName: machineName.trim(),
+      platform: this.#platform,
+      now: this.#now(),
+    });
+  }
+
+  /**
+   * Installs the license file that answered this machine's activation request (or a checkout made elsewhere): it
+   * must open with this license key on this machine and verify with the pinned keys.
+   */
+  async importLicenseFile(file: LicenseFile, licenseKey: string): Promise<LicenseCheck> {
+    const machineId = this.#machineId();
+    const previous = await this.store.read();
+    const verification = await this.#verifyFile(file, licenseKey, machineId, previous?.last_checked_at ?? null);
+    if (!verification.ok) {
+      throw new LicenseTokenError(`The license file cannot be used here: ${verification.message}`, verification.reason);
+    }
+    const at = this.#now().toISOString();
+    const state: LicenseState = {
+      version: 2,
+      server_url: previous?.server_url ?? this.client.baseUrl,
+      license_key: licenseKey.trim().toUpperCase(),
+      machine_id: machineId,
+      machine_name: previous?.machine_name ?? null,
+      token: previous?.machine_id === machineId ? previous.token : null,
+      license: licenseFromClaims(verification.claims),
+      machine: previous?.machine ?? null,
+      activated_at: previous?.activated_at ?? at,
+      last_validated_at: previous?.last_validated_at ?? null,
+      last_code: previous?.last_code ?? null,
+      last_checked_at: latest(previous?.last_checked_at ?? null, this.#now()),
+      license_file: file,
+    };
+    await this.store.write(state);
+    return this.#offline(state);
+  }
+
+  #verifyFile(file: LicenseFile, licenseKey: string, machineId: string, lastCheckedAt: string | null) {
+    const last = lastCheckedAt ? new Date(lastCheckedAt) : null;
+    return verifyLicenseFile(file, this.#trustedKeys, {
+      licenseKey,
+      machineId,
+      now: this.#now(),
+      lastCheckedAt: last && !Number.isNaN(last.getTime()) ? last : null,
+      clockToleranceSeconds: this.#tolerance,
+    });
   }
 
   /** Online only: throws when the server cannot be reached. */
@@ -197,11 +325,30 @@ export class LicenseManager {
   }
 
   /**
-   * Forgets the local activation. The machine keeps its slot on the server until it is removed in the
-   * dashboard. True when there was an activation to forget.
+   * Frees this machine's slot on the server (license key and machine id), then forgets the local activation. A
+   * machine the server no longer counts is simply forgotten. With `{ localOnly: true }` nothing is sent: the slot
+   * stays taken until the machine goes silent or is removed in the dashboard. Deactivations are capped per license
+   * per day (DEACTIVATION_LIMIT is thrown; the activation is then kept).
    */
-  deactivate(): Promise<boolean> {
-    return this.store.clear();
+  async deactivate(options: { localOnly?: boolean } & CallOptions = {}): Promise<DeactivationResult> {
+    const state = await this.store.read();
+    if (!state) return { released: false, deactivationsLeft: null, forgotten: false };
+    let released = false;
+    let deactivationsLeft: number | null = null;
+    if (!options.localOnly && !this.#foreignMachine(state)) {
+      try {
+        const answer = await this.client.deactivate(
+          { license_key: state.license_key, machine_id: state.machine_id },
+          { ...(options.signal ? { signal: options.signal } : {}) },
+        );
+        released = true;
+        deactivationsLeft = answer.deactivations_left;
+      } catch (error) {
+        const gone = error instanceof LicenseApiError && error.status === 404;
+        if (!gone) throw error;
+      }
+    }
+    return { released, deactivationsLeft, forgotten: await this.store.clear() };
   }
 
   async #requireState(): Promise<LicenseState> {
@@ -226,17 +373,21 @@ export class LicenseManager {
       machine: null,
       tokenExpiresAt: null,
       lastValidatedAt: state.last_validated_at ? new Date(state.last_validated_at) : null,
+      heartbeatIntervalSeconds: null,
     };
   }
 
-  async #online(state: LicenseState): Promise<LicenseCheck> {
-    const result = await this.client.validate({
-      license_key: state.license_key,
-      machine_id: state.machine_id,
-      ...(state.machine_name ? { machine_name: state.machine_name.slice(0, 128) } : {}),
-      platform: this.#platform,
-      ...(this.#appVersion ? { app_version: this.#appVersion } : {}),
-    });
+  async #online(state: LicenseState, call: "validate" | "heartbeat" = "validate"): Promise<LicenseCheck> {
+    const result =
+      call === "heartbeat"
+        ? await this.client.heartbeat({ license_key: state.license_key, machine_id: state.machine_id })
+        : await this.client.validate({
+            license_key: state.license_key,
+            machine_id: state.machine_id,
+            ...(state.machine_name ? { machine_name: state.machine_name.slice(0, 128) } : {}),
+            platform: this.#platform,
+            ...(this.#appVersion ? { app_version: this.#appVersion } : {}),
+          });
     const now = this.#now();
     let signed: StoredLicense | null = null;
     if (result.valid) {
@@ -258,11 +409,12 @@ export class LicenseManager {
       // Entitlements come from the signed token, never from the unsigned `license` beside it.
       signed = licenseFromClaims(verification.claims);
     }
-    // The server has said no: the old token must not keep the app running offline.
+    // The server has said no: the old token (and any license file) must not keep the app running offline.
     const token = result.valid ? result.token : null;
     const next: LicenseState = {
       ...state,
       token,
+      license_file: result.valid ? (state.license_file ?? null) : null,
       // A refusal's license details are for display only (valid is false); a "valid" one's come from the token.
       license: signed ?? result.license,
       machine: result.machine,
@@ -283,6 +435,7 @@ export class LicenseManager {
       machine: next.machine,
       tokenExpiresAt: tokenExpiry(token),
       lastValidatedAt: now,
+      heartbeatIntervalSeconds: result.heartbeat_interval_seconds ?? null,
     };
   }
 
@@ -290,6 +443,7 @@ export class LicenseManager {
     const now = this.#now();
     const base = {
       mode: "offline" as const,
+      heartbeatIntervalSeconds: null,
       licenseKey: state.license_key,
       machineId: state.machine_id,
       machine: state.machine,
@@ -306,7 +460,30 @@ export class LicenseManager {
       license: null,
       tokenExpiresAt: reason === "expired" ? tokenExpiry(state.token) : null,
     });
+    const fromFile = async (): Promise<LicenseCheck | null> => {
+      if (!state.license_file) return null;
+      const verification = await this.#verifyFile(
+        state.license_file,
+        state.license_key,
+        state.machine_id,
+        state.last_checked_at,
+      );
+      if (!verification.ok) return null;
+      await this.store.write({ ...state, last_checked_at: latest(state.last_checked_at, now) });
+      return {
+        ...base,
+        valid: true,
+        code: "VALID",
+        reason: null,
+        message: `Valid offline from the license file until ${verification.expiresAt.toISOString()}.`,
+        license: licenseFromClaims(verification.claims),
+        tokenExpiresAt: verification.expiresAt,
+        source: "license-file",
+      };
+    };
     if (!state.token) {
+      const file = await fromFile();
+      if (file) return file;
       return failed(
         "no_token",
         state.last_code && state.last_code !== "VALID"
@@ -330,7 +507,14 @@ export class LicenseManager {
       now,
       clockToleranceSeconds: this.#tolerance,
     });
-    if (!verification.ok) return failed(verification.reason, verification.message);
+    if (!verification.ok) {
+      // An expired token is not the end while a license file (checked the same way) still holds.
+      if (verification.reason === "expired") {
+        const file = await fromFile();
+        if (file) return file;
+      }
+      return failed(verification.reason, verification.message);
+    }
     await this.store.write({ ...state, last_checked_at: latest(state.last_checked_at, now) });
     const { claims } = verification;
     return {
@@ -342,6 +526,7 @@ export class LicenseManager {
       // Entitlements come from the signed claims, never from the unsigned copy in the state file.
       license: licenseFromClaims(claims),
       tokenExpiresAt: verification.expiresAt,
+      source: "token",
     };
   }
 }

@@ -4,6 +4,7 @@
  * token expires — at most the offline grace period after it was issued, whatever the token itself claims.
  */
 import type { FeaturesSchema } from "@flotilla/contracts/licensing";
+import { SEAT_RULES } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION } from "@flotilla/contracts/tiers";
 import { decodeProtectedHeader, importJWK, jwtVerify } from "jose";
 import { keyIdOf, type TrustedKey } from "./trusted-keys";
@@ -66,6 +67,8 @@ export interface VerifyTokenOptions {
   clockToleranceSeconds?: number;
   /** Longest accepted exp − iat (default and maximum: the offline grace period). */
   maxLifetimeSeconds?: number;
+  /** License files (files.ts) may last up to SEAT_RULES.licenseFileMaxTtlSeconds; nothing else may. */
+  allowLicenseFileLifetime?: boolean;
 }
 
 /**
@@ -80,7 +83,8 @@ export async function verifyLicenseToken(
 ): Promise<OfflineVerification> {
   const now = options.now ?? new Date();
   const tolerance = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
-  const maxLifetime = Math.min(options.maxLifetimeSeconds ?? MAX_TOKEN_LIFETIME_SECONDS, MAX_TOKEN_LIFETIME_SECONDS);
+  const ceiling = options.allowLicenseFileLifetime ? SEAT_RULES.licenseFileMaxTtlSeconds : MAX_TOKEN_LIFETIME_SECONDS;
+  const maxLifetime = Math.min(options.maxLifetimeSeconds ?? ceiling, ceiling);
 
   let kid: string | undefined;
   let alg: string | undefined;

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { type LicenseFile, LicenseFileSchema } from "@flotilla/contracts/licensing";
 import { LICENSE_CODES, type LicenseCode } from "@flotilla/contracts/tiers";
 import type { LicenseFeatures } from "./client";
 import { LicenseStateError } from "./errors";
@@ -39,6 +40,8 @@ export interface LicenseState {
   last_code: LicenseCode | null;
   /** The latest clock reading of any check: a clock earlier than this was set back. */
   last_checked_at: string | null;
+  /** A license file (checkout, or an offline activation's answer): lets the app work offline past the token. */
+  license_file?: LicenseFile | null;
 }
 
 export interface StateStore {
@@ -196,7 +199,8 @@ export function parseState(json: unknown): LicenseState | undefined {
     typeof s.activated_at === "string" &&
     (s.last_validated_at === null || typeof s.last_validated_at === "string") &&
     (s.last_code === null || (LICENSE_CODES as readonly unknown[]).includes(s.last_code)) &&
-    (s.last_checked_at === null || typeof s.last_checked_at === "string");
+    (s.last_checked_at === null || typeof s.last_checked_at === "string") &&
+    (s.license_file === undefined || s.license_file === null || LicenseFileSchema.safeParse(s.license_file).success);
   return ok ? (s as unknown as LicenseState) : undefined;
 }
 

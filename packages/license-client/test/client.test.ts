@@ -19,6 +19,7 @@ afterEach(async () => {
 function client(options: LicenseClientOptions = {}) {
   return new LicenseClient({
     baseUrl: server.url,
+    trustedKeys: server.trustedKeys,
     sleep: async (ms) => {
       delays.push(ms);
     },
@@ -188,7 +189,7 @@ describe("retries", () => {
     const error = await client()
       .reportUsage({ license_key: KEYS.free, machine_id: "never-activated", executions: 1 })
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 403, code: "MACHINE_NOT_ACTIVATED" });
+    expect(error).toMatchObject({ status: 403, code: "NOT_ACTIVATED" });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -258,7 +259,7 @@ describe("other endpoints", () => {
   it("reads configuration, tiers and health", async () => {
     const c = client();
     expect(await c.getConfiguration()).toMatchObject({
-      heartbeat_interval_seconds: 21_600,
+      heartbeat_interval_seconds: 900,
       offline_grace_seconds: 604_800,
       usage_report_interval_seconds: 900,
       tiers: { free: { maxMachines: 3 } },

@@ -3,12 +3,14 @@
  * result code), usage (idempotent by Idempotency-Key), public key, tiers, configurations and health. Tokens are
  * signed with a fresh Ed25519 key. Responses can be scripted per path to simulate failures.
  */
-import { randomUUID } from "node:crypto";
+import { sign as cryptoSign, KeyObject, randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UsageRequestSchema, ValidateRequestSchema } from "@flotilla/contracts/licensing";
+import { NONCE_HEADER, SIGNATURE_HEADER } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode, TIERS } from "@flotilla/contracts/tiers";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+import { signatureHeader } from "../../../apps/api/src/modules/licenses/answer-signing";
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from "../src/offline";
 import { keyIdOf, type TrustedKey, trustedKey } from "../src/trusted-keys";
 
@@ -39,6 +41,8 @@ export interface ScriptedResponse {
   afterHandling?: boolean;
   /** Never answer (to exercise timeouts). */
   hang?: boolean;
+  /** Desktop answers are signed like the real server's; this sends one without a signature (a proxy's forgery). */
+  unsigned?: boolean;
 }
 
 export interface RecordedRequest {
@@ -96,6 +100,12 @@ export async function startFakeServer(
   for (const license of options.licenses ?? DEFAULT_LICENSES) {
     licenses.set(license.key, { ...license, id: randomUUID(), machines: [], executions: 0 });
   }
+  const nodeKey = KeyObject.from(privateKey as unknown as CryptoKey);
+  const answerSigner = {
+    kid,
+    signDetached: (data: string | Buffer) =>
+      cryptoSign(null, typeof data === "string" ? Buffer.from(data) : data, nodeKey).toString("base64url"),
+  };
   const requests: RecordedRequest[] = [];
   const scripts = new Map<string, ScriptedResponse[]>();
   const usageByKey = new Map<string, { status: number; body: unknown }>();
@@ -144,6 +154,7 @@ export async function startFakeServer(
             ? { display_id: extra.machine.display_id, is_primary: extra.machine.is_primary }
             : null,
           token: extra.token ?? null,
+          heartbeat_interval_seconds: code === "VALID" && license ? TIERS[license.tier].heartbeatIntervalSeconds : null,
         },
       },
     });
@@ -198,7 +209,7 @@ export async function startFakeServer(
         body: {
           success: false,
           error: "This machine is not activated for this license",
-          code: "MACHINE_NOT_ACTIVATED",
+          code: "NOT_ACTIVATED",
         },
       };
     }
@@ -223,7 +234,7 @@ export async function startFakeServer(
         body: {
           success: true,
           data: {
-            heartbeat_interval_seconds: CLIENT_CONFIGURATION.heartbeatIntervalSeconds,
+            heartbeat_interval_seconds: TIERS.free.heartbeatIntervalSeconds,
             offline_grace_seconds: CLIENT_CONFIGURATION.offlineGraceSeconds,
             usage_report_interval_seconds: CLIENT_CONFIGURATION.usageReportIntervalSeconds,
             tiers: TIERS,
@@ -263,13 +274,31 @@ export async function startFakeServer(
       ? { status: 400, body: { success: false, error: "Malformed JSON body", code: "MALFORMED_JSON" } }
       : { status: 0, body: undefined };
     if (!malformed && (!scripted || scripted.afterHandling)) result = await route(method, path, body, req.headers);
+    // Like the real server: every answer to a desktop call is signed, over the bytes sent and the request's nonce.
+    const signed = (payload: string, extra: Record<string, string> = {}) => {
+      const nonce = req.headers[NONCE_HEADER];
+      if (method !== "POST" || !path.startsWith("/api/license/") || scripted?.unsigned) return extra;
+      const header = signatureHeader(answerSigner, {
+        method,
+        path: req.url ?? path,
+        nonce: typeof nonce === "string" ? nonce : null,
+        body: payload,
+        created: Math.floor(now().getTime() / 1000),
+      });
+      return { [SIGNATURE_HEADER]: header, ...extra };
+    };
     if (scripted) {
-      res.writeHead(scripted.status ?? 500, { "content-type": "application/json", ...scripted.headers });
-      res.end(scripted.raw ?? JSON.stringify(scripted.body ?? { success: false, error: "Scripted failure" }));
+      const payload = scripted.raw ?? JSON.stringify(scripted.body ?? { success: false, error: "Scripted failure" });
+      res.writeHead(
+        scripted.status ?? 500,
+        signed(payload, { "content-type": "application/json", ...scripted.headers }),
+      );
+      res.end(payload);
       return;
     }
-    res.writeHead(result.status, { "content-type": "application/json" });
-    res.end(JSON.stringify(result.body));
+    const payload = JSON.stringify(result.body);
+    res.writeHead(result.status, signed(payload, { "content-type": "application/json" }));
+    res.end(payload);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

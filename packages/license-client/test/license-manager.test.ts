@@ -2,7 +2,7 @@ import { TIERS } from "@flotilla/contracts/tiers";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LicenseClient } from "../src/client";
-import { LicenseApiError, LicenseTokenError, NotActivatedError } from "../src/errors";
+import { LicenseAnswerError, LicenseApiError, NotActivatedError } from "../src/errors";
 import { LicenseManager } from "../src/license-manager";
 import { MemoryStateStore } from "../src/state";
 import { keyIdOf } from "../src/trusted-keys";
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 function manager(baseUrl = server.url, machineId = MACHINE) {
   return new LicenseManager({
-    client: new LicenseClient({ baseUrl, sleep: async () => {} }),
+    client: new LicenseClient({ baseUrl, sleep: async () => {}, trustedKeys: server.trustedKeys }),
     store,
     machineId: () => machineId,
     trustedKeys: server.trustedKeys,
@@ -113,15 +113,15 @@ describe("LicenseManager", () => {
   it("never asks the server for a key: a server signing with a key this build does not trust is not believed", async () => {
     const impostor = await startFakeServer();
     try {
-      // Activation against it fails: its tokens do not verify with the pinned keys.
-      await expect(manager(impostor.url).activate(KEYS.free)).rejects.toBeInstanceOf(LicenseTokenError);
+      // Activation against it fails: its answers are not signed by a pinned key.
+      await expect(manager(impostor.url).activate(KEYS.free)).rejects.toBeInstanceOf(LicenseAnswerError);
       expect(await store.read()).toBeNull();
-      // An activation made with the real server, then pointed at the impostor: its "valid" is ignored, and the
-      // verdict comes from the token held (valid offline), with a warning.
+      // An activation made with the real server, then pointed at the impostor: its answer is ignored, and the
+      // verdict comes from the token held (valid offline), saying why.
       await manager().activate(KEYS.free);
       const check = await manager(impostor.url).check();
       expect(check).toMatchObject({ mode: "offline", valid: true });
-      expect(check.warning).toMatch(/unverifiable "valid" answer/);
+      expect(check.offlineCause).toMatch(/does not trust/);
       expect(impostor.requests.some((r) => r.path === "/api/license/public-key")).toBe(false);
     } finally {
       await impostor.close();
@@ -234,7 +234,7 @@ describe("LicenseManager from the attacker's side", () => {
     expect(await manager(await deadUrl()).check()).toMatchObject({ valid: false, reason: "clock_rollback" });
   });
 
-  it("a proxy that rewrites the answer's license to ultra upgrades nothing: online entitlements come from the token", async () => {
+  it("a proxy that rewrites the answer's license to ultra upgrades nothing: the rewritten answer is refused", async () => {
     // Between the app and the real server, rewriting every answer's unsigned `license` object.
     const proxyFetch: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
@@ -245,21 +245,29 @@ describe("LicenseManager from the attacker's side", () => {
       return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
     };
     const proxied = new LicenseManager({
-      client: new LicenseClient({ baseUrl: server.url, fetch: proxyFetch, sleep: async () => {} }),
+      client: new LicenseClient({
+        baseUrl: server.url,
+        fetch: proxyFetch,
+        sleep: async () => {},
+        trustedKeys: server.trustedKeys,
+      }),
       store,
       machineId: () => MACHINE,
       trustedKeys: server.trustedKeys,
       now: () => clock,
     });
-    const activation = await proxied.activate(KEYS.free);
-    expect(activation.activated && activation.state.license).toMatchObject({ tier: "free", max_machines: 3 });
+    // The signature covers the body: a rewritten answer is no answer (activation fails, nothing is stored).
+    await expect(proxied.activate(KEYS.free)).rejects.toBeInstanceOf(LicenseAnswerError);
+    expect(await store.read()).toBeNull();
+    // Activated without the proxy, a check through it decides offline from the signed token: still free.
+    await manager().activate(KEYS.free);
     const check = await proxied.check();
     expect(check).toMatchObject({
-      mode: "online",
+      mode: "offline",
       valid: true,
       license: { tier: "free", features: TIERS.free.features },
     });
-    expect((await store.read())?.license).toMatchObject({ tier: "free", max_machines: 3 });
+    expect(check.offlineCause).toMatch(/signature/);
   });
 
   it("a state without the time of its last check (deleted or garbled) forces an online check", async () => {

@@ -158,10 +158,60 @@ export const machines = pgTable(
     appVersion: text("app_version"),
     isPrimary: boolean("is_primary").notNull().default(false),
     boundAt: timestamp("bound_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The last validation or heartbeat: a machine silent too long loses its slot (seats.ts). */
     lastSeen: timestamp("last_seen", { withTimezone: true }),
+    /** "active" holds a slot; "inactive" (culled) does not, and may come back within the revival window. */
+    status: text("status").notNull().default("active"),
+    inactiveSince: timestamp("inactive_since", { withTimezone: true }),
   },
-  (table) => [uniqueIndex("machines_license_machine_key").on(table.licenseId, table.machineId)],
+  (table) => [
+    uniqueIndex("machines_license_machine_key").on(table.licenseId, table.machineId),
+    index("machines_status_last_seen_idx").on(table.status, table.lastSeen),
+  ],
 );
+
+/**
+ * What happened to a license's machines (activated, revived, deactivated, culled, forgotten): the caps on
+ * activations and deactivations count these. Kept 30 days (retention).
+ */
+export const machineEvents = pgTable(
+  "machine_events",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    machineId: text("machine_id").notNull(),
+    kind: text("kind").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("machine_events_license_kind_at_idx").on(table.licenseId, table.kind, table.at)],
+);
+
+/** Devices refused because the license was full: the owner is told on the dashboard (the latest few per license). */
+export const activationRefusals = pgTable(
+  "activation_refusals",
+  {
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    machineId: text("machine_id").notNull(),
+    displayId: text("display_id").notNull(),
+    machineName: text("machine_name"),
+    platform: text("platform"),
+    refusedAt: timestamp("refused_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.licenseId, table.machineId] })],
+);
+
+/** A rotated license key keeps working until `validUntil`, so running machines can take the new one. */
+export const licenseKeyAliases = pgTable("license_key_aliases", {
+  licenseKey: text("license_key").primaryKey(),
+  licenseId: uuid("license_id")
+    .notNull()
+    .references(() => licenses.id, { onDelete: "cascade" }),
+  validUntil: timestamp("valid_until", { withTimezone: true }).notNull(),
+});
 
 /**
  * Machines the license's owner removed. A removed machine does not bind again on its own: its validations

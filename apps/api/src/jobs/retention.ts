@@ -26,6 +26,10 @@ export const RETENTION = {
   usageDailyRollupMs: 90 * DAY_MS,
   /** The development issuer's artefacts, an hour after they expire (their own lifetimes are an hour at most). */
   devIssuerAfterExpiryMs: HOUR_MS,
+  /** Machine events (activations, deactivations, culls): the caps look back 24 hours; history is kept 30 days. */
+  machineEventMs: 30 * DAY_MS,
+  /** A rotated key's row, a day after it stopped working (kept that long to answer NOT_FOUND, not to work). */
+  rotatedKeyAfterExpiryMs: DAY_MS,
 } as const;
 
 export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
@@ -101,6 +105,14 @@ export async function applyRetention(tx: Database, now: Date): Promise<Record<st
   result.oidc_store = await drain(
     tx,
     deleteBatch("oidc_store", sql`expires_at < ${before(RETENTION.devIssuerAfterExpiryMs)}::timestamptz`),
+  );
+  result.machine_events = await drain(
+    tx,
+    deleteBatch("machine_events", sql`at < ${before(RETENTION.machineEventMs)}::timestamptz`),
+  );
+  result.license_key_aliases = await drain(
+    tx,
+    deleteBatch("license_key_aliases", sql`valid_until < ${before(RETENTION.rotatedKeyAfterExpiryMs)}::timestamptz`),
   );
   // Fold old daily usage into monthly rows (machine_id '' — no real machine id is empty): totals and the most
   // used features stay exact, the table stops growing by the day.

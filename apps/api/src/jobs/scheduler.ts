@@ -13,6 +13,8 @@ export interface Job {
   intervalMs: number;
   /** Runs inside the transaction that holds the job's lock. */
   run(tx: Database, now: Date): Promise<Record<string, number> | undefined>;
+  /** Runs after the run's transaction committed (e.g. tell other instances what changed). */
+  afterCommit?(): Promise<void>;
 }
 
 export type JobOutcome = { ran: true; result: Record<string, number> | undefined } | { ran: false };
@@ -29,7 +31,7 @@ export function advisoryLockId(name: string): bigint {
 
 /** Runs the job once if no other runner holds its lock right now. */
 export async function runExclusively(db: Database, job: Job, now = new Date()): Promise<JobOutcome> {
-  return db.transaction(async (tx) => {
+  const outcome = await db.transaction(async (tx): Promise<JobOutcome> => {
     const lockId = advisoryLockId(job.name).toString();
     const result = (await tx.execute(
       sql`select pg_try_advisory_xact_lock(${lockId}::bigint) as locked`,
@@ -39,6 +41,8 @@ export async function runExclusively(db: Database, job: Job, now = new Date()): 
     if (!result.rows[0]?.locked) return { ran: false };
     return { ran: true, result: await job.run(tx as unknown as Database, now) };
   });
+  if (outcome.ran && job.afterCommit) await job.afterCommit();
+  return outcome;
 }
 
 export class JobScheduler {

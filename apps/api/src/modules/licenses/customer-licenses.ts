@@ -1,5 +1,6 @@
 /** The customer API: dashboard figures, license creation, devices and analytics — all scoped to the owner. */
 import { LICENSE_ERRORS, LICENSE_MESSAGES } from "@flotilla/contracts/licensing";
+import { inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
 import { tierById } from "@flotilla/contracts/tiers";
 import type { Database } from "../../db/client";
 import { HttpProblem } from "../../plugins/errors";
@@ -13,7 +14,13 @@ const MOST_USED_FEATURES = 5;
 /** Devices listed in analytics, busiest first (a license has at most 20 bound, plus the removed ones). */
 const MAX_MACHINE_STATS = 100;
 
-function licenseView(row: q.LicenseRow, primaryMachine: string | null) {
+type RefusalRow = Awaited<ReturnType<typeof q.refusalsOf>>[number];
+
+function licenseView(
+  row: q.LicenseRow,
+  primaryMachine: string | null,
+  extras: { refusals?: RefusalRow[]; previousKeyValidUntil?: Date | undefined } = {},
+) {
   return {
     id: row.id,
     license_key: row.licenseKey,
@@ -25,6 +32,14 @@ function licenseView(row: q.LicenseRow, primaryMachine: string | null) {
     max_machines: row.maxMachines,
     created_at: row.createdAt.toISOString(),
     features: row.features,
+    refused_activations: (extras.refusals ?? []).map((refusal) => ({
+      machine_id: refusal.machineId,
+      display_id: refusal.displayId,
+      machine_name: refusal.machineName,
+      platform: refusal.platform,
+      refused_at: refusal.refusedAt.toISOString(),
+    })),
+    previous_key_valid_until: extras.previousKeyValidUntil?.toISOString() ?? null,
   };
 }
 
@@ -42,17 +57,24 @@ export class CustomerLicenses {
     const rows = await q.licensesOfCustomer(this.db, customer.id);
     const ids = rows.map((row) => row.license.id);
     const now = new Date();
-    const [total, month, features] = await Promise.all([
+    const [total, month, features, refusals, graces] = await Promise.all([
       q.executionsSince(this.db, ids, null),
       q.executionsSince(this.db, ids, `${now.toISOString().slice(0, 7)}-01`),
       q.topFeatures(this.db, ids, MOST_USED_FEATURES),
+      q.refusalsOf(this.db, ids),
+      q.previousKeyGrace(this.db, ids, now),
     ]);
     const capacity = rows
       .filter((row) => row.license.status === "active")
       .reduce((sum, row) => sum + (tierById(row.license.tier)?.monthlyQuota ?? 0), 0);
     return {
       customer: { name: customer.name, email: customer.email, avatar_url: customer.avatarUrl },
-      licenses: rows.map((row) => licenseView(row.license, row.primaryMachine)),
+      licenses: rows.map((row) =>
+        licenseView(row.license, row.primaryMachine, {
+          refusals: refusals.filter((refusal) => refusal.licenseId === row.license.id),
+          previousKeyValidUntil: graces.get(row.license.id),
+        }),
+      ),
       usage_analytics: {
         total_executions: total,
         current_month_executions: month,
@@ -93,8 +115,10 @@ export class CustomerLicenses {
       q.machinesOf(this.db, license.id),
       q.removedMachinesOf(this.db, license.id),
     ]);
+    const heartbeat = tierById(license.tier)?.heartbeatIntervalSeconds ?? 0;
     return {
-      current_count: rows.length,
+      // Slots in use: a machine that went silent (inactive) holds none.
+      current_count: rows.filter((row) => row.status === "active").length,
       max_machines: license.maxMachines,
       machines: rows.map((row) => ({
         machine_id: row.machineId,
@@ -104,7 +128,16 @@ export class CustomerLicenses {
         is_primary: row.isPrimary,
         bound_at: row.boundAt.toISOString(),
         last_seen: row.lastSeen?.toISOString() ?? null,
+        // A validation is a heartbeat too: both keep the slot.
+        last_heartbeat_at: row.lastSeen?.toISOString() ?? null,
+        status: row.status === "inactive" ? ("inactive" as const) : ("active" as const),
+        inactive_since: row.inactiveSince?.toISOString() ?? null,
       })),
+      seat_rules: {
+        heartbeat_interval_seconds: heartbeat,
+        inactive_after_seconds: inactiveAfterSeconds(heartbeat),
+        revival_window_seconds: SEAT_RULES.revivalWindowSeconds,
+      },
       removed_machines: removed.map((row) => ({
         machine_id: row.machineId,
         display_id: row.displayId,
@@ -149,6 +182,30 @@ export class CustomerLicenses {
     if (outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
     await this.changed(license.licenseKey);
     return LICENSE_MESSAGES.machineRemoved;
+  }
+
+  /**
+   * A new key for a leaked one: shown to its owner now; the old key keeps working for the grace period so running
+   * machines can take the new one, then stops. Machines keep their slots.
+   */
+  async rotateKey(customer: CustomerRow, licenseKey: string) {
+    const license = await this.owned(customer, licenseKey);
+    const rotated = await q.rotateLicenseKey(this.db, license.id, generateLicenseKey(), new Date());
+    if (!rotated) throw new HttpProblem(404, LICENSE_ERRORS.notFound, "NOT_FOUND");
+    await this.changed(rotated.previousKey);
+    await this.changed(rotated.license.licenseKey);
+    const [primary] = (await q.machinesOf(this.db, license.id)).filter((row) => row.isPrimary);
+    return {
+      license: licenseView(rotated.license, primary?.machineId ?? null, { previousKeyValidUntil: rotated.validUntil }),
+      previous_key_valid_until: rotated.validUntil.toISOString(),
+    };
+  }
+
+  /** The owner has seen the refused devices (or freed a slot): the notice goes. */
+  async dismissRefusals(customer: CustomerRow, licenseKey: string) {
+    const license = await this.owned(customer, licenseKey);
+    await q.dismissRefusals(this.db, license.id);
+    return LICENSE_MESSAGES.refusalsDismissed;
   }
 
   /** Lets a removed device bind again: it is re-activated on its next validation while a slot is free. */

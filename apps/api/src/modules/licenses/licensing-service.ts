@@ -8,14 +8,25 @@
  * idempotent by nature; with an Idempotency-Key a retry within 24 h gets the first answer and counts once.
  */
 import { createHash } from "node:crypto";
-import type { UsageRequest, ValidateRequest } from "@flotilla/contracts/licensing";
-import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode } from "@flotilla/contracts/tiers";
+import {
+  type ActivationRequestFile,
+  type CheckoutRequest,
+  type DeactivateRequest,
+  type HeartbeatRequest,
+  LICENSE_ERRORS,
+  type LicenseFile,
+  type UsageRequest,
+  type ValidateRequest,
+} from "@flotilla/contracts/licensing";
+import { SEAT_RULES } from "@flotilla/contracts/seats";
+import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode, tierById } from "@flotilla/contracts/tiers";
 import type { Database } from "../../db/client";
 import { RETENTION } from "../../jobs/retention";
 import { HttpProblem } from "../../plugins/errors";
 import { AttemptRecorder, utcDay } from "./attempt-recorder";
 import { displayIdFor, normalizeLicenseKey } from "./keys";
 import type { LicenseCache } from "./license-cache";
+import { createLicenseFile } from "./license-files";
 import type { LicenseInvalidation } from "./license-invalidation";
 import * as q from "./queries";
 import type { LicenseSigner } from "./signing";
@@ -33,6 +44,7 @@ export interface ValidateResult {
   } | null;
   machine: { display_id: string; is_primary: boolean } | null;
   token: string | null;
+  heartbeat_interval_seconds: number | null;
 }
 
 /**
@@ -80,9 +92,12 @@ export class LicensingService {
     return state;
   }
 
-  private async state(licenseKey: string): Promise<q.LicenseState | null> {
+  /** The license a key names now: a rotated key past its grace names none, even from the cache. */
+  private async state(licenseKey: string, now = new Date()): Promise<q.LicenseState | null> {
     const cached = this.cache.get(licenseKey);
-    return cached !== undefined ? cached : this.read(licenseKey);
+    const state = cached !== undefined ? cached : await this.read(licenseKey);
+    if (state?.keyValidUntil && state.keyValidUntil <= now) return null;
+    return state;
   }
 
   private codeFor(license: q.LicenseRow, now: Date): LicenseCode | null {
@@ -92,23 +107,41 @@ export class LicensingService {
   }
 
   async validate(input: ValidateRequest): Promise<ValidateResult> {
+    return this.check(input, "validate");
+  }
+
+  /**
+   * A running app's heartbeat: like a validation (a fresh token, the same codes), but it never activates a new
+   * machine — an unknown one answers NOT_ACTIVATED. A machine that lost its slot by silence gets it back if free.
+   */
+  async heartbeat(input: HeartbeatRequest): Promise<ValidateResult> {
+    return this.check(input, "heartbeat");
+  }
+
+  private async check(input: ValidateRequest, mode: "validate" | "heartbeat"): Promise<ValidateResult> {
     const now = new Date();
     const licenseKey = normalizeLicenseKey(input.license_key);
     const machineId = input.machine_id.trim();
-    const { result, knownMachine } = await this.evaluate(licenseKey, machineId, input, now);
-    if (result.code === "NOT_FOUND") this.recorder.record(UNKNOWN, UNKNOWN, result.code, now);
-    else this.recorder.record(licenseKey, knownMachine ? machineId : UNKNOWN, result.code, now);
+    const { result, knownMachine } = await this.evaluate(licenseKey, machineId, input, now, mode);
+    this.record(licenseKey, machineId, result.code, knownMachine, now);
     return result;
   }
 
+  /**
+   * Decides, in the documented order (NOT_FOUND, SUSPENDED, EXPIRED, MACHINE_REMOVED, NOT_ACTIVATED for heartbeats,
+   * TOO_MANY_MACHINES, ACTIVATION_LIMIT), binds or revives the machine when it may, and signs the token.
+   */
   private async evaluate(
     licenseKey: string,
     machineId: string,
     input: ValidateRequest,
     now: Date,
-  ): Promise<{ result: ValidateResult; knownMachine: boolean }> {
+    mode: "validate" | "heartbeat" | "offline",
+  ): Promise<{ result: ValidateResult; knownMachine: boolean; license: q.LicenseRow | null; tokenTtlSeconds: number }> {
     const failure = (code: LicenseCode, license: q.LicenseRow | null, knownMachine = false) => ({
       knownMachine,
+      license,
+      tokenTtlSeconds: 0,
       result: {
         valid: false,
         code,
@@ -116,62 +149,57 @@ export class LicensingService {
         license: license ? this.describe(license) : null,
         machine: null,
         token: null,
+        heartbeat_interval_seconds: null,
       } satisfies ValidateResult,
     });
 
-    const state = await this.state(licenseKey);
+    const state = await this.state(licenseKey, now);
     if (!state) return failure("NOT_FOUND", null);
-    const known = state.machines.has(machineId) || state.removed.has(machineId);
+    const known = state.machines.has(machineId) || state.inactive.has(machineId) || state.removed.has(machineId);
     const blocked = this.codeFor(state.license, now);
     if (blocked) return failure(blocked, state.license, known);
 
     let isPrimary = state.machines.get(machineId);
     if (isPrimary === undefined) {
       if (state.removed.has(machineId)) return failure("MACHINE_REMOVED", state.license, true);
-      const outcome = await q.bindMachine(
-        this.db,
-        state.license.id,
-        {
-          machineId,
-          displayId: displayIdFor(machineId),
-          machineName: input.machine_name,
-          platform: input.platform,
-          appVersion: input.app_version,
-        },
-        now,
-      );
+      if (mode === "heartbeat" && !state.inactive.has(machineId)) return failure("NOT_ACTIVATED", state.license);
+      const machine = {
+        machineId,
+        displayId: displayIdFor(machineId),
+        machineName: input.machine_name,
+        platform: input.platform,
+        appVersion: input.app_version,
+      };
+      const outcome = await q.bindMachine(this.db, state.license.id, machine, now);
       if (outcome.bound) await this.changed(licenseKey);
       else this.cache.invalidate(licenseKey);
       if (!outcome.bound) {
-        return outcome.reason === "removed"
-          ? failure("MACHINE_REMOVED", state.license, true)
-          : failure("TOO_MANY_MACHINES", state.license);
+        if (outcome.reason === "removed") return failure("MACHINE_REMOVED", state.license, true);
+        if (outcome.reason === "activation-limit") return failure("ACTIVATION_LIMIT", state.license);
+        // The owner hears about it: the dashboard names the device and offers to free a slot.
+        await q.recordRefusal(this.db, state.license.id, machine, now);
+        return failure("TOO_MANY_MACHINES", state.license, state.inactive.has(machineId));
       }
       isPrimary = outcome.isPrimary;
     }
     this.recorder.seenMachine(state.license.id, machineId, now);
 
     const license = this.describe(state.license);
+    const tier = tierById(state.license.tier);
     // The token never outlives the license: a license ending in an hour gets an hour offline, not a week.
-    const untilEnd = state.license.expiresAt
-      ? Math.floor((state.license.expiresAt.getTime() - now.getTime()) / 1000)
-      : Number.POSITIVE_INFINITY;
+    const tokenTtlSeconds = Math.max(
+      1,
+      Math.min(CLIENT_CONFIGURATION.offlineGraceSeconds, this.secondsLeft(state.license, now)),
+    );
     const token = await this.signer.sign(
-      {
-        lic: licenseKey,
-        mid: machineId,
-        tier: license.tier,
-        status: license.status,
-        features: license.features,
-        max_machines: license.max_machines,
-        // Everything the app decides from is signed: it never trusts the unsigned `license` beside the token.
-        license_expires_at: license.expires_at,
-      },
+      this.claims(licenseKey, machineId, license),
       state.license.id,
-      Math.max(1, Math.min(CLIENT_CONFIGURATION.offlineGraceSeconds, untilEnd)),
+      tokenTtlSeconds,
     );
     return {
       knownMachine: true,
+      license: state.license,
+      tokenTtlSeconds,
       result: {
         valid: true,
         code: "VALID",
@@ -179,8 +207,99 @@ export class LicensingService {
         license,
         machine: { display_id: displayIdFor(machineId), is_primary: isPrimary },
         token,
+        heartbeat_interval_seconds: tier?.heartbeatIntervalSeconds ?? null,
       },
     };
+  }
+
+  /** Counts the attempt: unknown keys and machines a license does not know share counters (no row each). */
+  private record(licenseKey: string, machineId: string, code: LicenseCode, knownMachine: boolean, now: Date) {
+    if (code === "NOT_FOUND") this.recorder.record(UNKNOWN, UNKNOWN, code, now);
+    else this.recorder.record(licenseKey, knownMachine ? machineId : UNKNOWN, code, now);
+  }
+
+  private secondsLeft(license: q.LicenseRow, now: Date): number {
+    return license.expiresAt
+      ? Math.floor((license.expiresAt.getTime() - now.getTime()) / 1000)
+      : Number.POSITIVE_INFINITY;
+  }
+
+  /** Everything the app decides from is signed: it never trusts the unsigned `license` beside the token. */
+  private claims(licenseKey: string, machineId: string, license: ReturnType<LicensingService["describe"]>) {
+    return {
+      lic: licenseKey,
+      mid: machineId,
+      tier: license.tier,
+      status: license.status,
+      features: license.features,
+      max_machines: license.max_machines,
+      license_expires_at: license.expires_at,
+    };
+  }
+
+  /**
+   * A license file for a machine that will be offline: the same checks as a heartbeat (the machine must hold a slot),
+   * then a signed, encrypted file lasting `ttlSeconds` (default 30 days, at most 90, never past the license's end).
+   */
+  async checkout(input: CheckoutRequest): Promise<{ result: ValidateResult; file: LicenseFile | null }> {
+    return this.issueFile(input, "heartbeat", input.ttl_seconds);
+  }
+
+  /** Activation by files, for a machine with no network: binds it like a validation, answers with its license file. */
+  async offlineActivation(
+    request: ActivationRequestFile,
+    ttlSeconds: number | undefined,
+  ): Promise<{ result: ValidateResult; file: LicenseFile | null }> {
+    return this.issueFile(
+      {
+        license_key: request.license_key,
+        machine_id: request.machine_id,
+        ...(request.machine_name ? { machine_name: request.machine_name } : {}),
+        ...(request.platform ? { platform: request.platform } : {}),
+      },
+      "validate",
+      ttlSeconds,
+    );
+  }
+
+  private async issueFile(input: ValidateRequest, mode: "validate" | "heartbeat", ttlSeconds: number | undefined) {
+    const now = new Date();
+    const licenseKey = normalizeLicenseKey(input.license_key);
+    const machineId = input.machine_id.trim();
+    const evaluated = await this.evaluate(licenseKey, machineId, input, now, mode);
+    const { result } = evaluated;
+    this.record(licenseKey, machineId, result.code, evaluated.knownMachine, now);
+    if (!result.valid || !result.license || !evaluated.license) return { result, file: null };
+    const ttl = Math.max(
+      1,
+      Math.min(
+        ttlSeconds ?? SEAT_RULES.licenseFileDefaultTtlSeconds,
+        SEAT_RULES.licenseFileMaxTtlSeconds,
+        this.secondsLeft(evaluated.license, now),
+      ),
+    );
+    const file = await createLicenseFile(this.signer, {
+      claims: this.claims(licenseKey, machineId, result.license),
+      subject: evaluated.license.id,
+      licenseKey,
+      machineId,
+      ttlSeconds: ttl,
+      now,
+    });
+    return { result: { ...result, token: null }, file };
+  }
+
+  /** The app frees its own slot (capped per license per 24 hours). */
+  async deactivate(input: DeactivateRequest): Promise<{ deactivated: true; deactivations_left: number }> {
+    const licenseKey = normalizeLicenseKey(input.license_key);
+    const state = await this.state(licenseKey);
+    if (!state) throw new HttpProblem(404, LICENSE_CODE_MESSAGES.NOT_FOUND, "NOT_FOUND");
+    const { outcome, left } = await q.deactivateMachine(this.db, state.license.id, input.machine_id.trim(), new Date());
+    if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotActivated, "NOT_ACTIVATED");
+    if (outcome === "limit") throw new HttpProblem(429, LICENSE_ERRORS.deactivationLimit, "DEACTIVATION_LIMIT");
+    await this.changed(state.license.licenseKey);
+    if (state.license.licenseKey !== licenseKey) await this.changed(licenseKey);
+    return { deactivated: true, deactivations_left: left };
   }
 
   private describe(license: q.LicenseRow) {
@@ -217,11 +336,7 @@ export class LicensingService {
         throw new HttpProblem(403, LICENSE_CODE_MESSAGES.MACHINE_REMOVED, "MACHINE_REMOVED");
       }
       if (!fresh?.machines.has(machineId)) {
-        throw new HttpProblem(
-          403,
-          "This machine is not activated for this license. Validate the license first.",
-          "MACHINE_NOT_ACTIVATED",
-        );
+        throw new HttpProblem(403, LICENSE_CODE_MESSAGES.NOT_ACTIVATED, "NOT_ACTIVATED");
       }
     }
     const licenseId = state.license.id;

@@ -1,10 +1,14 @@
 /** Every query of the licensing module. */
-import type { TierFeatures } from "@flotilla/contracts/tiers";
-import { and, asc, desc, eq, gte, lt, ne, sql } from "drizzle-orm";
+import { inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
+import { TIERS, type TierFeatures } from "@flotilla/contracts/tiers";
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import {
+  activationRefusals,
   idempotencyKeys,
+  licenseKeyAliases,
   licenses,
+  machineEvents,
   machineRemovals,
   machines,
   usageReports,
@@ -17,34 +21,74 @@ export type MachineRow = typeof machines.$inferSelect;
 
 export interface LicenseState {
   license: LicenseRow;
-  /** machine_id → is_primary */
+  /** Machines holding a slot: machine_id → is_primary */
   machines: Map<string, boolean>;
+  /** Machines that lost their slot by silence (culled); they may come back within the revival window. */
+  inactive: Set<string>;
   /** Machines the owner removed: they do not bind again until allowed back. */
   removed: Set<string>;
+  /** Set when the key asked for is a rotated one: it stops working then (a cached state must not outlive it). */
+  keyValidUntil: Date | null;
 }
-
-export async function loadLicenseState(db: Database, licenseKey: string): Promise<LicenseState | null> {
-  const rows = await db
-    .select({ license: licenses, machineId: machines.machineId, isPrimary: machines.isPrimary })
-    .from(licenses)
-    .leftJoin(machines, eq(machines.licenseId, licenses.id))
-    .where(eq(licenses.licenseKey, licenseKey));
-  const first = rows[0];
-  if (!first) return null;
-  const bound = new Map<string, boolean>();
-  for (const row of rows) if (row.machineId !== null) bound.set(row.machineId, row.isPrimary ?? false);
-  const removed = await db
-    .select({ machineId: machineRemovals.machineId })
-    .from(machineRemovals)
-    .where(eq(machineRemovals.licenseId, first.license.id));
-  return { license: first.license, machines: bound, removed: new Set(removed.map((row) => row.machineId)) };
-}
-
-export type BindOutcome = { bound: true; isPrimary: boolean } | { bound: false; reason: "full" | "removed" };
 
 /**
- * Binds a machine unless the license is full. The license row is locked for the transaction, so
- * concurrent binds — from any number of instances — are serialised and never exceed max_machines.
+ * The license a key names — its current key, or a rotated one still within its grace — with its machines.
+ */
+export async function loadLicenseState(
+  db: Database,
+  licenseKey: string,
+  now = new Date(),
+): Promise<LicenseState | null> {
+  let [license] = await db.select().from(licenses).where(eq(licenses.licenseKey, licenseKey));
+  let keyValidUntil: Date | null = null;
+  if (!license) {
+    const [alias] = await db
+      .select({ license: licenses, validUntil: licenseKeyAliases.validUntil })
+      .from(licenseKeyAliases)
+      .innerJoin(licenses, eq(licenses.id, licenseKeyAliases.licenseId))
+      .where(and(eq(licenseKeyAliases.licenseKey, licenseKey), gt(licenseKeyAliases.validUntil, now)));
+    license = alias?.license;
+    keyValidUntil = alias?.validUntil ?? null;
+  }
+  if (!license) return null;
+  const [bound, removed] = await Promise.all([
+    db
+      .select({ machineId: machines.machineId, isPrimary: machines.isPrimary, status: machines.status })
+      .from(machines)
+      .where(eq(machines.licenseId, license.id)),
+    db
+      .select({ machineId: machineRemovals.machineId })
+      .from(machineRemovals)
+      .where(eq(machineRemovals.licenseId, license.id)),
+  ]);
+  const active = new Map<string, boolean>();
+  const inactive = new Set<string>();
+  for (const row of bound) {
+    if (row.status === "active") active.set(row.machineId, row.isPrimary);
+    else inactive.add(row.machineId);
+  }
+  return { license, machines: active, inactive, removed: new Set(removed.map((row) => row.machineId)), keyValidUntil };
+}
+
+export type BindOutcome =
+  | { bound: true; isPrimary: boolean; revived: boolean }
+  | { bound: false; reason: "full" | "removed" | "activation-limit" };
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+async function eventsSince(tx: Database, licenseId: string, kind: string, since: Date): Promise<number> {
+  const [row] = await tx
+    .select({ n: count() })
+    .from(machineEvents)
+    .where(and(eq(machineEvents.licenseId, licenseId), eq(machineEvents.kind, kind), gte(machineEvents.at, since)));
+  return row?.n ?? 0;
+}
+
+/**
+ * Binds a machine unless the license is full, or brings back a machine that lost its slot by silence. New machines
+ * are capped per license per 24 hours (SEAT_RULES.activationsPerDay), so one key cannot be passed around a crowd.
+ * The license row is locked for the transaction, so concurrent binds — from any number of instances — are
+ * serialised and never exceed max_machines. A bound machine's refusal notice is cleared.
  */
 export async function bindMachine(
   db: Database,
@@ -60,19 +104,45 @@ export async function bindMachine(
       .for("update");
     if (!locked) return { bound: false, reason: "full" };
     const existing = await tx
-      .select({ machineId: machines.machineId, isPrimary: machines.isPrimary })
+      .select({
+        id: machines.id,
+        machineId: machines.machineId,
+        isPrimary: machines.isPrimary,
+        status: machines.status,
+      })
       .from(machines)
       .where(eq(machines.licenseId, licenseId));
+    const activeCount = existing.filter((row) => row.status === "active").length;
     const already = existing.find((row) => row.machineId === machine.machineId);
-    if (already) return { bound: true, isPrimary: already.isPrimary };
+    if (already?.status === "active") return { bound: true, isPrimary: already.isPrimary, revived: false };
+    if (already) {
+      // Back within the revival window (later ones are forgotten by the culling job): its slot, if one is free.
+      if (activeCount >= locked.maxMachines) return { bound: false, reason: "full" };
+      await tx
+        .update(machines)
+        .set({ status: "active", inactiveSince: null, lastSeen: now })
+        .where(eq(machines.id, already.id));
+      await tx.insert(machineEvents).values({ licenseId, machineId: machine.machineId, kind: "revived", at: now });
+      await tx
+        .delete(activationRefusals)
+        .where(and(eq(activationRefusals.licenseId, licenseId), eq(activationRefusals.machineId, machine.machineId)));
+      return { bound: true, isPrimary: already.isPrimary, revived: true };
+    }
     // Removal and binding both lock the license row: a removal that committed first is always seen here.
     const [removed] = await tx
       .select({ id: machineRemovals.id })
       .from(machineRemovals)
       .where(and(eq(machineRemovals.licenseId, licenseId), eq(machineRemovals.machineId, machine.machineId)));
     if (removed) return { bound: false, reason: "removed" };
-    if (existing.length >= locked.maxMachines) return { bound: false, reason: "full" };
-    const isPrimary = existing.length === 0;
+    if (activeCount >= locked.maxMachines) return { bound: false, reason: "full" };
+    const activations = await eventsSince(
+      tx as unknown as Database,
+      licenseId,
+      "activated",
+      new Date(now.getTime() - DAY_MS),
+    );
+    if (activations >= SEAT_RULES.activationsPerDay) return { bound: false, reason: "activation-limit" };
+    const isPrimary = !existing.some((row) => row.isPrimary);
     await tx.insert(machines).values({
       licenseId,
       machineId: machine.machineId,
@@ -84,8 +154,186 @@ export async function bindMachine(
       boundAt: now,
       lastSeen: now,
     });
-    return { bound: true, isPrimary };
+    await tx.insert(machineEvents).values({ licenseId, machineId: machine.machineId, kind: "activated", at: now });
+    await tx
+      .delete(activationRefusals)
+      .where(and(eq(activationRefusals.licenseId, licenseId), eq(activationRefusals.machineId, machine.machineId)));
+    return { bound: true, isPrimary, revived: false };
   });
+}
+
+/** A device refused because the license was full: the owner sees the latest few on the dashboard. */
+export async function recordRefusal(
+  db: Database,
+  licenseId: string,
+  machine: { machineId: string; displayId: string; machineName?: string; platform?: string },
+  now: Date,
+) {
+  await db
+    .insert(activationRefusals)
+    .values({
+      licenseId,
+      machineId: machine.machineId,
+      displayId: machine.displayId,
+      machineName: machine.machineName ?? null,
+      platform: machine.platform ?? null,
+      refusedAt: now,
+    })
+    .onConflictDoUpdate({
+      target: [activationRefusals.licenseId, activationRefusals.machineId],
+      set: { refusedAt: now, machineName: machine.machineName ?? null, platform: machine.platform ?? null },
+    });
+  // Keep the most recent few: a key passed around cannot grow the table.
+  await db.execute(sql`
+    delete from activation_refusals where license_id = ${licenseId}::uuid and machine_id not in (
+      select machine_id from activation_refusals where license_id = ${licenseId}::uuid
+      order by refused_at desc limit ${SEAT_RULES.refusalsKept}
+    )`);
+}
+
+export async function refusalsOf(db: Database, licenseIds: string[]) {
+  if (licenseIds.length === 0) return [];
+  return db
+    .select()
+    .from(activationRefusals)
+    .where(inArray(activationRefusals.licenseId, licenseIds))
+    .orderBy(desc(activationRefusals.refusedAt));
+}
+
+export async function dismissRefusals(db: Database, licenseId: string): Promise<void> {
+  await db.delete(activationRefusals).where(eq(activationRefusals.licenseId, licenseId));
+}
+
+export type DeactivateOutcome = "deactivated" | "not-found" | "limit";
+
+/**
+ * The app frees its own slot (the machine is forgotten, not barred: it can activate again). Capped per license per
+ * 24 hours (SEAT_RULES.deactivationsPerDay), so activating and deactivating in turn cannot share one seat around.
+ */
+export async function deactivateMachine(
+  db: Database,
+  licenseId: string,
+  machineId: string,
+  now: Date,
+): Promise<{ outcome: DeactivateOutcome; left: number }> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
+    const [target] = await tx
+      .select()
+      .from(machines)
+      .where(and(eq(machines.licenseId, licenseId), eq(machines.machineId, machineId)));
+    const used = await eventsSince(
+      tx as unknown as Database,
+      licenseId,
+      "deactivated",
+      new Date(now.getTime() - DAY_MS),
+    );
+    const left = Math.max(0, SEAT_RULES.deactivationsPerDay - used);
+    if (!target) return { outcome: "not-found", left };
+    if (left === 0) return { outcome: "limit", left };
+    await tx.delete(machines).where(eq(machines.id, target.id));
+    await tx.insert(machineEvents).values({ licenseId, machineId, kind: "deactivated", at: now });
+    if (target.isPrimary) await promoteOldest(tx as unknown as Database, licenseId);
+    return { outcome: "deactivated", left: left - 1 };
+  });
+}
+
+/** The oldest remaining machine becomes primary (the first machine bound is primary; spec). */
+async function promoteOldest(tx: Database, licenseId: string) {
+  const [next] = await tx
+    .select({ id: machines.id })
+    .from(machines)
+    .where(eq(machines.licenseId, licenseId))
+    .orderBy(asc(machines.boundAt))
+    .limit(1);
+  if (next) await tx.update(machines).set({ isPrimary: true }).where(eq(machines.id, next.id));
+}
+
+/**
+ * The culling job's work: machines silent longer than their tier's heartbeat interval plus the drift allowance lose
+ * their slot (inactive); inactive machines past the revival window are forgotten. Returns the license keys that
+ * changed, for cache invalidation.
+ */
+export async function cullSilentMachines(
+  tx: Database,
+  now: Date,
+): Promise<{ culled: number; forgotten: number; keys: string[] }> {
+  const keys = new Set<string>();
+  let culled = 0;
+  for (const tier of Object.values(TIERS)) {
+    const cutoff = new Date(now.getTime() - inactiveAfterSeconds(tier.heartbeatIntervalSeconds) * 1000);
+    const rows = (await tx.execute(sql`
+      with silent as (
+        update machines m set status = 'inactive', inactive_since = ${now.toISOString()}::timestamptz
+        from licenses l
+        where l.id = m.license_id and l.tier = ${tier.tier} and m.status = 'active'
+          and coalesce(m.last_seen, m.bound_at) < ${cutoff.toISOString()}::timestamptz
+        returning m.license_id, m.machine_id, l.license_key
+      ), logged as (
+        insert into machine_events (license_id, machine_id, kind, at)
+        select license_id, machine_id, 'culled', ${now.toISOString()}::timestamptz from silent
+      )
+      select license_key from silent`)) as unknown as { rows: { license_key: string }[] };
+    culled += rows.rows.length;
+    for (const row of rows.rows) keys.add(row.license_key);
+  }
+  const forgotten = (await tx.execute(sql`
+    with gone as (
+      delete from machines m using licenses l
+      where l.id = m.license_id and m.status = 'inactive'
+        and m.inactive_since < ${new Date(now.getTime() - SEAT_RULES.revivalWindowSeconds * 1000).toISOString()}::timestamptz
+      returning m.license_id, m.machine_id, m.is_primary, l.license_key
+    ), logged as (
+      insert into machine_events (license_id, machine_id, kind, at)
+      select license_id, machine_id, 'forgotten', ${now.toISOString()}::timestamptz from gone
+    )
+    select license_id, is_primary, license_key from gone`)) as unknown as {
+    rows: { license_id: string; is_primary: boolean; license_key: string }[];
+  };
+  for (const row of forgotten.rows) {
+    keys.add(row.license_key);
+    if (row.is_primary) await promoteOldest(tx, row.license_id);
+  }
+  return { culled, forgotten: forgotten.rows.length, keys: [...keys] };
+}
+
+/**
+ * A new key for a license; the old one keeps working for the grace period (SEAT_RULES.keyRotationGraceSeconds).
+ * Machines belong to the license, not the key: they keep their slots when they present the new one.
+ */
+export async function rotateLicenseKey(
+  db: Database,
+  licenseId: string,
+  newKey: string,
+  now: Date,
+): Promise<{ license: LicenseRow; previousKey: string; validUntil: Date } | null> {
+  return db.transaction(async (tx) => {
+    const [current] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("update");
+    if (!current) return null;
+    const validUntil = new Date(now.getTime() + SEAT_RULES.keyRotationGraceSeconds * 1000);
+    await tx.insert(licenseKeyAliases).values({ licenseKey: current.licenseKey, licenseId, validUntil });
+    const [license] = await tx
+      .update(licenses)
+      .set({ licenseKey: newKey, updatedAt: now })
+      .where(eq(licenses.id, licenseId))
+      .returning();
+    return { license: license!, previousKey: current.licenseKey, validUntil };
+  });
+}
+
+/** Until when a license's previous key still works, if it was rotated within the grace. */
+export async function previousKeyGrace(db: Database, licenseIds: string[], now: Date): Promise<Map<string, Date>> {
+  if (licenseIds.length === 0) return new Map();
+  const rows = await db
+    .select({ licenseId: licenseKeyAliases.licenseId, validUntil: licenseKeyAliases.validUntil })
+    .from(licenseKeyAliases)
+    .where(and(inArray(licenseKeyAliases.licenseId, licenseIds), gt(licenseKeyAliases.validUntil, now)));
+  const latest = new Map<string, Date>();
+  for (const row of rows) {
+    const seen = latest.get(row.licenseId);
+    if (!seen || row.validUntil > seen) latest.set(row.licenseId, row.validUntil);
+  }
+  return latest;
 }
 
 /** Inserts the customer's license; null when they already have one (the unique index decides). */

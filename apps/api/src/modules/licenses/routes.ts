@@ -2,34 +2,48 @@
 import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import {
   AnalyticsQuerySchema,
+  CheckoutRequestSchema,
+  CheckoutResponseSchema,
   CreateLicenseRequestSchema,
   CreateLicenseResponseSchema,
   DashboardResponseSchema,
+  DeactivateRequestSchema,
+  DeactivateResponseSchema,
+  HeartbeatRequestSchema,
+  HeartbeatResponseSchema,
   LicenseValidateResponseSchema,
   MachineAnalyticsResponseSchema,
   MachineListResponseSchema,
+  OfflineActivationRequestSchema,
+  OfflineActivationResponseSchema,
   RemoveMachineResponseSchema,
+  RotateKeyResponseSchema,
   UsageRequestSchema,
   UsageResponseSchema,
   ValidateRequestSchema,
 } from "@flotilla/contracts/licensing";
+import { inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION, TIERS } from "@flotilla/contracts/tiers";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Config } from "../../config";
 import { requireSession, sessionOf } from "../../plugins/auth-guard";
+import { HttpProblem } from "../../plugins/errors";
 import type { Metrics } from "../../plugins/metrics";
 import { keyedLimit } from "../../plugins/rate-limit";
 import type { AuthService } from "../auth/service";
+import { signAnswers } from "./answer-signing";
 import type { CustomerLicenses } from "./customer-licenses";
 import { normalizeLicenseKey } from "./keys";
 import type { LicensingService } from "./licensing-service";
 import type { LicenseSigner } from "./signing";
 
 const IdempotencyHeaders = z.object({ "idempotency-key": z.string().min(8).max(128).optional() });
+/** The license key a desktop request names (an offline activation carries it inside its request file). */
 const licenseKeyOf = (body: unknown) => {
-  const key = (body as { license_key?: unknown } | undefined)?.license_key;
+  const shaped = body as { license_key?: unknown; request?: { license_key?: unknown } } | undefined;
+  const key = shaped?.license_key ?? shaped?.request?.license_key;
   return typeof key === "string" ? normalizeLicenseKey(key) : null;
 };
 const errors = {
@@ -66,19 +80,29 @@ export function registerLicensingRoutes(
     keyOf: (request) => licenseKeyOf(request.body),
   });
 
+  // Every desktop answer is signed (answer-signing.ts) and sent uncompressed, so the signature covers its bytes.
+  const desktop = {
+    config: { rateLimit: perAddress },
+    preHandler: perKey,
+    onSend: signAnswers(deps.signer),
+    compress: false as const,
+  };
+  const signedNote =
+    " The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.";
+
   api.post(
     "/api/license/validate",
     {
+      ...desktop,
       schema: {
         tags: ["Licensing"],
         summary: "Validate a license on a machine (binds the machine when a slot is free)",
         description:
-          "Codes are checked in this order: NOT_FOUND, SUSPENDED, EXPIRED, MACHINE_REMOVED, TOO_MANY_MACHINES. A valid answer carries an Ed25519-signed token (EdDSA JWT, `kid` in its header) that the app verifies offline with the public keys pinned in its build, until it expires (the offline grace period). Validation is naturally idempotent: every call decides from the license's current state, so a retry is safe and never replays an earlier answer (an Idempotency-Key header is accepted and ignored). Limited per client address and per license key (`RATE_LIMIT_LICENSE_PER_MINUTE`, `RATE_LIMIT_LICENSE_KEY_PER_MINUTE`); the `X-RateLimit-*` headers show the limit closer to running out.",
+          "Codes are checked in this order: NOT_FOUND, SUSPENDED, EXPIRED, MACHINE_REMOVED, TOO_MANY_MACHINES, ACTIVATION_LIMIT. A valid answer carries an Ed25519-signed token (EdDSA JWT, `kid` in its header) that the app verifies offline with the public keys pinned in its build, until it expires (the offline grace period). Validation is naturally idempotent: every call decides from the license's current state, so a retry is safe and never replays an earlier answer (an Idempotency-Key header is accepted and ignored). Limited per client address and per license key (`RATE_LIMIT_LICENSE_PER_MINUTE`, `RATE_LIMIT_LICENSE_KEY_PER_MINUTE`); the `X-RateLimit-*` headers show the limit closer to running out." +
+          signedNote,
         body: ValidateRequestSchema,
         response: { 200: LicenseValidateResponseSchema, ...errors },
       },
-      config: { rateLimit: perAddress },
-      preHandler: perKey,
     },
     async (request) => {
       const data = await licensing.validate(request.body);
@@ -90,6 +114,7 @@ export function registerLicensingRoutes(
   api.post(
     "/api/license/usage",
     {
+      ...desktop,
       schema: {
         tags: ["Licensing"],
         summary: "Report executions from an activated machine",
@@ -99,13 +124,83 @@ export function registerLicensingRoutes(
         body: UsageRequestSchema,
         response: { 200: UsageResponseSchema, ...errors },
       },
-      config: { rateLimit: perAddress },
-      preHandler: perKey,
     },
     async (request) => ({
       success: true as const,
       data: await licensing.reportUsage(request.body, request.headers["idempotency-key"]),
     }),
+  );
+
+  api.post(
+    "/api/license/heartbeat",
+    {
+      ...desktop,
+      schema: {
+        tags: ["Licensing"],
+        summary: "A running app's heartbeat: keeps its slot, refreshes its offline token",
+        description: `Send one every \`heartbeat_interval_seconds\` (per tier: GET /api/license/configurations, and in every valid answer). A machine silent for its interval plus ${SEAT_RULES.driftAllowanceSeconds / 60} minutes is marked inactive and its slot freed; if it comes back within ${SEAT_RULES.revivalWindowSeconds / 86400} days it gets its slot back while one is free (else TOO_MANY_MACHINES). A heartbeat never activates a new machine: an unknown one answers NOT_ACTIVATED. The same codes and token as a validation.${signedNote}`,
+        body: HeartbeatRequestSchema,
+        response: { 200: HeartbeatResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const data = await licensing.heartbeat(request.body);
+      deps.metrics.validation(data.code);
+      return { success: true as const, data };
+    },
+  );
+
+  api.post(
+    "/api/license/deactivate",
+    {
+      ...desktop,
+      schema: {
+        tags: ["Licensing"],
+        summary: "The app frees its own slot (license key and machine id)",
+        description: `The machine is forgotten, not barred: it can activate again. At most ${SEAT_RULES.deactivationsPerDay} deactivations per license in any 24 hours (then 429 DEACTIVATION_LIMIT), and at most ${SEAT_RULES.activationsPerDay} new machines per license in any 24 hours (ACTIVATION_LIMIT), so a key cannot be passed around by activating and deactivating in turn. 404 NOT_ACTIVATED when the machine holds no slot.${signedNote}`,
+        body: DeactivateRequestSchema,
+        response: { 200: DeactivateResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({ success: true as const, data: await licensing.deactivate(request.body) }),
+  );
+
+  api.post(
+    "/api/license/checkout",
+    {
+      ...desktop,
+      schema: {
+        tags: ["Licensing"],
+        summary: "A license file for a machine that will be offline (signed, encrypted to the key and machine)",
+        description: `For an activated machine: the same checks as a heartbeat, then a license file valid for \`ttl_seconds\` (default ${SEAT_RULES.licenseFileDefaultTtlSeconds / 86400} days, at most ${SEAT_RULES.licenseFileMaxTtlSeconds / 86400}, never past the license's end). The file is an EdDSA-signed token (typ "license-file": tier, entitlements, machine, issue time, expiry) encrypted with AES-256-GCM under a key derived (HKDF-SHA-256) from the license key and the machine id. A refused check answers 403 with its code.${signedNote}`,
+        body: CheckoutRequestSchema,
+        response: { 200: CheckoutResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { result, file } = await licensing.checkout(request.body);
+      if (!file) throw new HttpProblem(403, result.message, result.code);
+      return { success: true as const, data: { license_file: file } };
+    },
+  );
+
+  api.post(
+    "/api/license/offline-activations",
+    {
+      ...desktop,
+      schema: {
+        tags: ["Licensing"],
+        summary: "Activate a machine with no network: its request file in, its license file out",
+        description: `The offline machine writes a request file (\`flotilla-license request\`); another computer posts it here (\`flotilla-license exchange\`) and carries the answer back (\`flotilla-license import\`). Binds the machine like a validation (same codes, same limits); \`license_file\` is null when refused.${signedNote}`,
+        body: OfflineActivationRequestSchema,
+        response: { 200: OfflineActivationResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { result, file } = await licensing.offlineActivation(request.body.request, request.body.ttl_seconds);
+      deps.metrics.validation(result.code);
+      return { success: true as const, data: { code: result.code, message: result.message, license_file: file } };
+    },
   );
 
   api.get(
@@ -159,14 +254,20 @@ export function registerLicensingRoutes(
     async () => ({
       success: true as const,
       data: {
-        heartbeat_interval_seconds: CLIENT_CONFIGURATION.heartbeatIntervalSeconds,
+        // The shortest tier interval, for apps that read one value; each tier's own is below.
+        heartbeat_interval_seconds: Math.min(...Object.values(TIERS).map((tier) => tier.heartbeatIntervalSeconds)),
         offline_grace_seconds: CLIENT_CONFIGURATION.offlineGraceSeconds,
         usage_report_interval_seconds: CLIENT_CONFIGURATION.usageReportIntervalSeconds,
         license_cache_seconds: licensing.changeVisibleWithinSeconds(),
         tiers: Object.fromEntries(
           Object.values(TIERS).map((tier) => [
             tier.tier,
-            { max_concurrent_executions: tier.features.maxConcurrentExecutions, features: tier.features },
+            {
+              max_concurrent_executions: tier.features.maxConcurrentExecutions,
+              features: tier.features,
+              heartbeat_interval_seconds: tier.heartbeatIntervalSeconds,
+              inactive_after_seconds: inactiveAfterSeconds(tier.heartbeatIntervalSeconds),
+            },
           ]),
         ),
       },
@@ -213,6 +314,45 @@ export function registerLicensingRoutes(
     async (request) => ({
       success: true as const,
       data: { license: await customers.create(sessionOf(request).customer, request.body.tier) },
+    }),
+  );
+
+  api.post(
+    "/api/customer/licenses/:licenseKey/rotate",
+    {
+      schema: {
+        tags: ["Customer"],
+        summary: "Rotate a leaked license key: a new key, shown once; the old one stops after a grace period",
+        description: `The old key keeps working for ${SEAT_RULES.keyRotationGraceSeconds / 60} minutes so running machines can take the new one, then answers NOT_FOUND. Machines keep their slots when they present the new key.`,
+        security: bearer,
+        params: KeyParams,
+        response: { 200: RotateKeyResponseSchema, ...errors },
+      },
+      config: { rateLimit: customerLimit },
+      preValidation: guard,
+    },
+    async (request) => ({
+      success: true as const,
+      data: await customers.rotateKey(sessionOf(request).customer, request.params.licenseKey),
+    }),
+  );
+
+  api.delete(
+    "/api/customer/licenses/:licenseKey/refusals",
+    {
+      schema: {
+        tags: ["Customer"],
+        summary: "Dismiss the notice of devices refused because the license was full",
+        security: bearer,
+        params: KeyParams,
+        response: { 200: RemoveMachineResponseSchema, ...errors },
+      },
+      config: { rateLimit: customerLimit },
+      preValidation: guard,
+    },
+    async (request) => ({
+      success: true as const,
+      message: await customers.dismissRefusals(sessionOf(request).customer, request.params.licenseKey),
     }),
   );
 

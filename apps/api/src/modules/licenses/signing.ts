@@ -3,7 +3,14 @@
  * instance must share it — otherwise generated once into the data folder (mode 0600), or kept in memory
  * for tests. The public half is published as a JWK for offline verification.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign as signBytes,
+} from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignJWT } from "jose";
@@ -16,6 +23,8 @@ export interface LicenseSigner {
   kid: string;
   publicJwk: { kty: string; crv: string; x: string; kid: string; alg: "EdDSA"; use: "sig" };
   sign(claims: Record<string, unknown>, subject: string, ttlSeconds: number): Promise<string>;
+  /** A detached Ed25519 signature (base64url) over raw bytes: signed answers (answer-signing.ts). */
+  signDetached(data: string | Buffer): string;
 }
 
 function loadPrivateKey(pem: string | null, dataDir: string | null): KeyObject {
@@ -48,5 +57,7 @@ export function createLicenseSigner(options: { pem: string | null; dataDir: stri
         .setIssuedAt()
         .setExpirationTime(`${ttlSeconds}s`)
         .sign(privateKey),
+    signDetached: (data) =>
+      signBytes(null, typeof data === "string" ? Buffer.from(data, "utf8") : data, privateKey).toString("base64url"),
   };
 }

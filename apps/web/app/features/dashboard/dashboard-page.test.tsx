@@ -28,6 +28,8 @@ const LICENSE: License = {
   max_machines: 3,
   created_at: "2025-06-01T12:00:00Z",
   features: { maxConcurrentExecutions: 1, sharedMemory: false, backups: false, embeddingModels: false },
+  refused_activations: [],
+  previous_key_valid_until: null,
 };
 
 function dashboardData(overrides: Partial<DashboardData> = {}): DashboardData {

@@ -1,0 +1,29 @@
+/**
+ * Seats that manage themselves: a machine silent longer than its tier's heartbeat interval plus the drift allowance
+ * (contracts/seats.ts) is marked inactive and its slot freed; an inactive machine not back within the revival window
+ * is forgotten. One runner across instances (scheduler.ts); the licenses it changed are invalidated on every
+ * instance once its transaction has committed.
+ */
+import { cullSilentMachines } from "../modules/licenses/queries";
+import type { Job } from "./scheduler";
+
+/** How often the job looks: a slot is freed at most this long after its machine passed the rule. */
+export const CULLING_INTERVAL_MS = 60 * 1000;
+
+export function cullingJob(changed: (licenseKey: string) => Promise<void>): Job {
+  let pending: string[] = [];
+  return {
+    name: "culling",
+    intervalMs: CULLING_INTERVAL_MS,
+    async run(tx, now) {
+      const { culled, forgotten, keys } = await cullSilentMachines(tx, now);
+      pending = keys;
+      return { culled, forgotten };
+    },
+    async afterCommit() {
+      const keys = pending;
+      pending = [];
+      await Promise.all(keys.map((key) => changed(key)));
+    },
+  };
+}
