@@ -95,6 +95,9 @@ const MATRIX: Record<string, Entry> = {
   "GET /api/license/machines/{licenseKey}/analytics": { kind: "foreign", query: { days: "30" } },
   "DELETE /api/license/machines/{licenseKey}/{machineId}": { kind: "foreign" },
   "POST /api/license/machines/{licenseKey}/{machineId}/restore": { kind: "foreign" },
+  // B rotating A's key would hand B a working key to A's license: refused like every foreign call.
+  "POST /api/customer/licenses/{licenseKey}/rotate": { kind: "foreign" },
+  "DELETE /api/customer/licenses/{licenseKey}/refusals": { kind: "foreign" },
 };
 
 /**

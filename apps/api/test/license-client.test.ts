@@ -277,3 +277,96 @@ describe("seats, files and signed answers through the SDK", () => {
     expect(LicenseApiError).toBeDefined();
   });
 });
+
+describe("the example desktop app (packages/license-client/examples/node-app)", () => {
+  it("activates, gates features from signed data, hears a suspension, and frees its slot on quit", async () => {
+    const { startDesktopApp } = await import("../../../packages/license-client/examples/node-app/app");
+    const { token } = await devSignIn(app, { email: "example-app@example.com", name: "Example App" });
+    const headers = { authorization: `Bearer ${token}` };
+    const key = (
+      await app.inject({ method: "POST", url: "/api/customer/licenses", headers, payload: { tier: "free" } })
+    ).json().data.license.license_key as string;
+    const lines: string[] = [];
+    const desktop = await startDesktopApp({
+      server: baseUrl,
+      licenseKey: key,
+      store: new MemoryStateStore(),
+      trustedKeys: pinned,
+      machineId: () => "example-app-machine",
+      log: (line) => lines.push(line),
+    });
+    expect(desktop.events).toEqual(["license valid (online, free tier)"]);
+    expect(desktop.agentSlots()).toBe(1);
+    expect(desktop.canShareMemory()).toBe(false);
+
+    const { setLicenseStatus } = await import("../src/modules/licenses/queries");
+    await setLicenseStatus(app.database.db, key, "suspended", new Date());
+    await app.licensing.changed(key);
+    await desktop.session.beat();
+    expect(desktop.events.at(-1)).toMatch(/^license not valid: SUSPENDED/);
+    expect(desktop.agentSlots()).toBe(0);
+
+    await setLicenseStatus(app.database.db, key, "active", new Date());
+    await app.licensing.changed(key);
+    await desktop.session.beat();
+    await desktop.quit({ release: true });
+    expect(lines.at(-1)).toBe("slot freed for another computer");
+    const machines = (await app.inject({ url: `/api/license/machines/${key}`, headers })).json().data;
+    expect(machines.current_count).toBe(0);
+  });
+});
+
+describe("flotilla-license CLI against the service: files both ways, heartbeat, deactivate", () => {
+  it("request → exchange → import on an air-gapped machine; checkout, features, heartbeat, deactivate on a connected one", async () => {
+    const { main } = await import("../../../packages/license-client/src/cli");
+    const { mkdtemp, readFile, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = await mkdtemp(join(tmpdir(), "flotilla-cli-files-"));
+    const { token } = await devSignIn(app, { email: "cli-files@example.com", name: "CLI Files" });
+    const key = (
+      await app.inject({
+        method: "POST",
+        url: "/api/customer/licenses",
+        headers: { authorization: `Bearer ${token}` },
+        payload: { tier: "free" },
+      })
+    ).json().data.license.license_key as string;
+    const run = async (argv: string[], machine: string, state: string) => {
+      let stdout = "";
+      let stderr = "";
+      const code = await main(argv, {
+        stdout: { write: (chunk: string) => (stdout += chunk) },
+        stderr: { write: (chunk: string) => (stderr += chunk) },
+        env: { FLOTILLA_LICENSE_STATE: join(dir, state), FLOTILLA_MACHINE_ID: machine, FLOTILLA_SERVER: baseUrl },
+        client: { sleep: async () => {} },
+        build: { kind: "development", trustedKeys: pinned },
+      });
+      return { code, stdout, stderr };
+    };
+    try {
+      const request = join(dir, "request.json");
+      const answer = join(dir, "license-file.json");
+      expect((await run(["request", key, "--out", request], "cli-airgap", "airgap.json")).code).toBe(0);
+      expect(JSON.parse(await readFile(request, "utf8"))).toMatchObject({ machine_id: "cli-airgap" });
+      const exchanged = await run(["exchange", request, "--out", answer, "--ttl", "45d"], "elsewhere", "other.json");
+      expect(exchanged).toMatchObject({ code: 0 });
+      const imported = await run(["import", answer, key, "--json"], "cli-airgap", "airgap.json");
+      expect(JSON.parse(imported.stdout)).toMatchObject({ valid: true, mode: "offline" });
+      // On another machine the same file is worthless.
+      expect((await run(["import", answer, key], "cli-thief", "thief.json")).code).not.toBe(0);
+
+      expect((await run(["activate", key], "cli-online", "online.json")).code).toBe(0);
+      expect((await run(["heartbeat", "--json"], "cli-online", "online.json")).stdout).toContain('"code": "VALID"');
+      const features = JSON.parse((await run(["features", "--json"], "cli-online", "online.json")).stdout);
+      expect(features.features).toMatchObject({ maxConcurrentExecutions: 1, sharedMemory: false });
+      const checkout = await run(["checkout", "--ttl", "30d", "--json"], "cli-online", "online.json");
+      expect(checkout.code).toBe(0);
+      expect((await run(["checkout", "--ttl", "400d"], "cli-online", "online.json")).code).toBe(2);
+      const deactivated = JSON.parse((await run(["deactivate", "--json"], "cli-online", "online.json")).stdout);
+      expect(deactivated).toMatchObject({ released: true, forgotten: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

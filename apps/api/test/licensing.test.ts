@@ -351,8 +351,12 @@ describe("public licensing endpoints", () => {
     const tiers = (await app.inject("/api/license/tiers")).json().data.tiers;
     expect(tiers.map((t: { tier: string }) => t.tier)).toEqual(["free", "plus", "pro", "pro+", "ultra"]);
     const configuration = (await app.inject("/api/license/configurations")).json().data;
-    expect(configuration).toMatchObject({ heartbeat_interval_seconds: 21600, offline_grace_seconds: 604800 });
-    expect(configuration.tiers.free.max_concurrent_executions).toBe(1);
+    expect(configuration).toMatchObject({ heartbeat_interval_seconds: 600, offline_grace_seconds: 604800 });
+    expect(configuration.tiers.free).toMatchObject({
+      max_concurrent_executions: 1,
+      heartbeat_interval_seconds: 900,
+      inactive_after_seconds: 1200,
+    });
     expect((await app.inject("/api/license/health")).json()).toMatchObject({ success: true, status: "ok" });
   });
 });

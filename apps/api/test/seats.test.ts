@@ -391,6 +391,40 @@ describe("license files", () => {
   });
 });
 
+describe("license files hold their slot", () => {
+  it("a machine with an outstanding license file is never culled, so files cannot multiply a license's seats", async () => {
+    const { token, key } = await licensed();
+    const request = (machine: string) => ({
+      format: "flotilla-activation-request/1",
+      license_key: key,
+      machine_id: machine,
+      created_at: new Date().toISOString(),
+    });
+    for (const machine of ["lab-1", "lab-2", "lab-3"]) {
+      const answer = await post("/api/license/offline-activations", { request: request(machine), ttl_seconds: 90 * 86400 });
+      expect(answer.json().data.code).toBe("VALID");
+    }
+    // Silent for a month (air-gapped machines never send heartbeats): their files still work, so the slots stay taken.
+    await cullAt(later(30 * 86400 * 1000));
+    expect((await machinesOf(token, key)).current_count).toBe(3);
+    const fourth = await post("/api/license/offline-activations", { request: request("lab-4") });
+    expect(fourth.json().data).toMatchObject({ code: "TOO_MANY_MACHINES", license_file: null });
+    // After the files expire the rule applies again.
+    await cullAt(later(91 * 86400 * 1000));
+    expect((await machinesOf(token, key)).current_count).toBe(0);
+  });
+
+  it("the app cannot deactivate a machine whose license file still works (a copy would keep running)", async () => {
+    const { key } = await licensed();
+    await validate(key, "leased");
+    expect((await post("/api/license/checkout", { license_key: key, machine_id: "leased" })).statusCode).toBe(200);
+    const refused = await deactivate(key, "leased");
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ success: false, code: "LICENSE_FILE_ACTIVE" });
+    expect((await heartbeat(key, "leased")).json().data.code).toBe("VALID");
+  });
+});
+
 describe("signed answers", () => {
   let publicKey: ReturnType<typeof createPublicKey>;
   let kid: string;

@@ -294,6 +294,8 @@ export const LICENSE_ERRORS = {
   removedMachineNotFound: "This device is not in the removed list",
   deactivationLimit: "This license has reached its deactivations for the last 24 hours. Try again later.",
   machineNotActivated: "This machine is not activated for this license.",
+  licenseFileActive: (until: Date) =>
+    `This machine holds a license file that works offline until ${until.toISOString()}; its slot stays taken until then. The license owner can remove it in the dashboard.`,
 } as const;
 
 export const LICENSE_MESSAGES = {

@@ -163,6 +163,8 @@ export const machines = pgTable(
     /** "active" holds a slot; "inactive" (culled) does not, and may come back within the revival window. */
     status: text("status").notNull().default("active"),
     inactiveSince: timestamp("inactive_since", { withTimezone: true }),
+    /** Until when a license file issued to this machine works offline: the slot is held (never culled) till then. */
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
   },
   (table) => [
     uniqueIndex("machines_license_machine_key").on(table.licenseId, table.machineId),

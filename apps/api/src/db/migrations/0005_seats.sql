@@ -24,6 +24,7 @@ CREATE TABLE "machine_events" (
 --> statement-breakpoint
 ALTER TABLE "machines" ADD COLUMN "status" text DEFAULT 'active' NOT NULL;--> statement-breakpoint
 ALTER TABLE "machines" ADD COLUMN "inactive_since" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "machines" ADD COLUMN "lease_until" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "activation_refusals" ADD CONSTRAINT "activation_refusals_license_id_licenses_id_fk" FOREIGN KEY ("license_id") REFERENCES "public"."licenses"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "license_key_aliases" ADD CONSTRAINT "license_key_aliases_license_id_licenses_id_fk" FOREIGN KEY ("license_id") REFERENCES "public"."licenses"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "machine_events" ADD CONSTRAINT "machine_events_license_id_licenses_id_fk" FOREIGN KEY ("license_id") REFERENCES "public"."licenses"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -278,6 +278,8 @@ export class LicensingService {
         this.secondsLeft(evaluated.license, now),
       ),
     );
+    // The slot is held for as long as the file works offline (never culled, not deactivatable till then).
+    await q.extendLease(this.db, evaluated.license.id, machineId, new Date(now.getTime() + ttl * 1000));
     const file = await createLicenseFile(this.signer, {
       claims: this.claims(licenseKey, machineId, result.license),
       subject: evaluated.license.id,
@@ -294,8 +296,16 @@ export class LicensingService {
     const licenseKey = normalizeLicenseKey(input.license_key);
     const state = await this.state(licenseKey);
     if (!state) throw new HttpProblem(404, LICENSE_CODE_MESSAGES.NOT_FOUND, "NOT_FOUND");
-    const { outcome, left } = await q.deactivateMachine(this.db, state.license.id, input.machine_id.trim(), new Date());
+    const { outcome, left, leaseUntil } = await q.deactivateMachine(
+      this.db,
+      state.license.id,
+      input.machine_id.trim(),
+      new Date(),
+    );
     if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotActivated, "NOT_ACTIVATED");
+    if (outcome === "leased") {
+      throw new HttpProblem(409, LICENSE_ERRORS.licenseFileActive(leaseUntil!), "LICENSE_FILE_ACTIVE");
+    }
     if (outcome === "limit") throw new HttpProblem(429, LICENSE_ERRORS.deactivationLimit, "DEACTIVATION_LIMIT");
     await this.changed(state.license.licenseKey);
     if (state.license.licenseKey !== licenseKey) await this.changed(licenseKey);

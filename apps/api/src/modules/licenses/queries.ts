@@ -162,6 +162,14 @@ export async function bindMachine(
   });
 }
 
+/** A license file issued to a machine: its slot is held until the file expires (culling skips it). */
+export async function extendLease(db: Database, licenseId: string, machineId: string, until: Date): Promise<void> {
+  await db
+    .update(machines)
+    .set({ leaseUntil: sql`greatest(coalesce(${machines.leaseUntil}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)` })
+    .where(and(eq(machines.licenseId, licenseId), eq(machines.machineId, machineId)));
+}
+
 /** A device refused because the license was full: the owner sees the latest few on the dashboard. */
 export async function recordRefusal(
   db: Database,
@@ -204,7 +212,7 @@ export async function dismissRefusals(db: Database, licenseId: string): Promise<
   await db.delete(activationRefusals).where(eq(activationRefusals.licenseId, licenseId));
 }
 
-export type DeactivateOutcome = "deactivated" | "not-found" | "limit";
+export type DeactivateOutcome = "deactivated" | "not-found" | "limit" | "leased";
 
 /**
  * The app frees its own slot (the machine is forgotten, not barred: it can activate again). Capped per license per
@@ -215,7 +223,7 @@ export async function deactivateMachine(
   licenseId: string,
   machineId: string,
   now: Date,
-): Promise<{ outcome: DeactivateOutcome; left: number }> {
+): Promise<{ outcome: DeactivateOutcome; left: number; leaseUntil?: Date }> {
   return db.transaction(async (tx) => {
     await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
     const [target] = await tx
@@ -230,6 +238,8 @@ export async function deactivateMachine(
     );
     const left = Math.max(0, SEAT_RULES.deactivationsPerDay - used);
     if (!target) return { outcome: "not-found", left };
+    // A license file still working offline keeps its slot: freeing it would let a copy run beside a new machine.
+    if (target.leaseUntil && target.leaseUntil > now) return { outcome: "leased", left, leaseUntil: target.leaseUntil };
     if (left === 0) return { outcome: "limit", left };
     await tx.delete(machines).where(eq(machines.id, target.id));
     await tx.insert(machineEvents).values({ licenseId, machineId, kind: "deactivated", at: now });
@@ -268,6 +278,7 @@ export async function cullSilentMachines(
         from licenses l
         where l.id = m.license_id and l.tier = ${tier.tier} and m.status = 'active'
           and coalesce(m.last_seen, m.bound_at) < ${cutoff.toISOString()}::timestamptz
+          and (m.lease_until is null or m.lease_until <= ${now.toISOString()}::timestamptz)
         returning m.license_id, m.machine_id, l.license_key
       ), logged as (
         insert into machine_events (license_id, machine_id, kind, at)
