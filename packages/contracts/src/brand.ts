@@ -6,8 +6,6 @@ export const BRAND = {
     "Flotilla is a desktop command centre that runs local AI coding agents on your tasks, each in its own Git worktree, with shared memory, MCP servers and a review step before anything merges.",
   copyrightYear: 2025,
   supportEmail: "support@flotilla.dev",
-  /** Canonical origin used for canonical URLs, Open Graph and the sitemap when PUBLIC_ORIGIN is not set at build time. */
-  defaultOrigin: "http://localhost:3000",
 } as const;
 
 /**
