@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { PUBLIC_ORIGIN_PLACEHOLDER } from "../../packages/contracts/src/brand";
 import { CLIENT_ONLY_PATHS } from "../../packages/contracts/src/navigation";
 import { expect, test } from "./fixtures";
 
@@ -144,8 +145,9 @@ test("every internal link, asset and #anchor of the built site resolves; images 
   const byPath = new Map(pages.map((page) => [page.path, page]));
   const home = byPath.get("/")!;
   const canonical = home.tags.find((tag) => tag.name === "link" && attr(tag, "rel") === "canonical");
-  /** The origin baked into the build (PUBLIC_ORIGIN): absolute URLs with it are internal too. */
+  /** The build writes absolute URLs with the placeholder origin (the server puts its PUBLIC_ORIGIN in): internal too. */
   const origin = new URL(attr(canonical!, "href")!).origin;
+  expect(origin, "the build names the placeholder origin, not a build-time one").toBe(PUBLIC_ORIGIN_PLACEHOLDER);
 
   const problems: string[] = [];
   /** Links into the JSON API (e.g. the OpenAPI document): served by the API process, asked of the server. */

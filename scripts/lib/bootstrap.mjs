@@ -78,7 +78,7 @@ function fingerprint() {
     }
   };
   for (const input of BUILD_INPUTS) visit(join(ROOT, input));
-  hash.update(`PUBLIC_ORIGIN=${process.env.PUBLIC_ORIGIN ?? ""}`);
+  // PUBLIC_ORIGIN is not an input: the server puts it into the built site when it starts (docs/decisions/0024).
   return hash.digest("hex");
 }
 
@@ -92,9 +92,7 @@ export function ensureBuild({ force = false } = {}) {
     return;
   }
   log("Building the site and the API…");
-  const env = { ...process.env };
-  if (env.PUBLIC_ORIGIN) env.VITE_PUBLIC_ORIGIN = env.PUBLIC_ORIGIN;
-  must("npm", ["run", "build"], { env });
+  must("npm", ["run", "build"]);
   // Taken again: the build itself may create inputs (the development signing key).
   writeFileSync(STAMP, fingerprint());
 }

@@ -251,7 +251,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await database.close();
   });
 
-  if (config.siteDir) await app.register(sitePlugin, { root: config.siteDir, production: config.env === "production" });
+  if (config.siteDir) {
+    await app.register(sitePlugin, {
+      root: config.siteDir,
+      production: config.env === "production",
+      origin: config.publicOrigin,
+    });
+  }
 
   return app;
 }

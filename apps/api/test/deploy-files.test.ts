@@ -60,6 +60,8 @@ describe("deploy/", () => {
     expect(dockerfile).toContain("COPY --from=build /app/apps/web/build/client apps/web/build/client");
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/api\/ready/);
+    // The origin is the running instance's (public-origin.test.ts): nothing hands it to the build.
+    expect(dockerfile).not.toMatch(/^\s*(ARG|ENV)\b.*PUBLIC_ORIGIN/m);
   });
 
   it("README's configuration table lists every variable the service reads", () => {

@@ -1,6 +1,9 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { PUBLIC_ORIGIN_PLACEHOLDER as PLACEHOLDER } from "@flotilla/contracts";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp } from "./helpers/test-app";
@@ -18,7 +21,13 @@ const FILES: Record<string, string> = {
   "__spa-fallback.html": "<div>spa</div>",
   "assets/app-abc123.js": "console.log(1)",
   "sitemap.xml": "<urlset/>",
+  // Where the build needs an absolute URL it writes the placeholder origin; the server puts its own in.
+  "blog/index.html": `<link rel="canonical" href="${PLACEHOLDER}/blog"/><a href="/pricing">pricing</a><script>window.site="${PLACEHOLDER}"</script>${"<p>post</p>".repeat(200)}`,
+  "blog/index.html.br": "the build's compressed copy, placeholder and all",
+  "blog/index.html.gz": "the build's compressed copy, placeholder and all",
+  "robots.txt": `Sitemap: ${PLACEHOLDER}/sitemap.xml\n`,
 };
+const ORIGIN = "https://flotilla.example";
 
 let app: FastifyInstance;
 let close: () => Promise<void>;
@@ -30,7 +39,7 @@ beforeAll(async () => {
     mkdirSync(dirname(join(siteDir, path)), { recursive: true });
     writeFileSync(join(siteDir, path), body);
   }
-  ({ app, close } = await createTestApp({ siteDir }));
+  ({ app, close } = await createTestApp({ siteDir, publicOrigin: ORIGIN }));
 });
 
 afterAll(async () => {
@@ -131,5 +140,51 @@ describe("serving the prerendered site", () => {
     expect(asset.headers["cache-control"]).toContain("immutable");
     const page = await app.inject("/pricing");
     expect(page.headers["cache-control"]).toContain("max-age=0");
+  });
+
+  it("puts its public origin where the build wrote the placeholder; relative links stay relative", async () => {
+    const page = await app.inject("/blog");
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.body).toContain(`<link rel="canonical" href="${ORIGIN}/blog"/>`);
+    expect(page.body).toContain('<a href="/pricing">');
+    expect(page.body).not.toContain(PLACEHOLDER);
+    const robots = await app.inject("/robots.txt");
+    expect(robots.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(robots.body).toBe(`Sitemap: ${ORIGIN}/sitemap.xml\n`);
+  });
+
+  it("hashes a page's inline scripts as served, the origin in them included", async () => {
+    const page = await app.inject("/blog");
+    const hash = createHash("sha256").update(`window.site="${ORIGIN}"`).digest("base64");
+    expect(page.headers["content-security-policy"]).toContain(`'sha256-${hash}'`);
+  });
+
+  it("compresses a rewritten file itself, never serving the build's compressed copies", async () => {
+    const br = await app.inject({ url: "/blog", headers: { "accept-encoding": "gzip;q=0.5, br" } });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotliDecompressSync(br.rawPayload).toString()).toContain(`${ORIGIN}/blog`);
+    const gzip = await app.inject({ url: "/blog/", headers: { "accept-encoding": "gzip, br;q=0" } });
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gzip.rawPayload).toString()).toContain(`${ORIGIN}/blog`);
+    const plain = await app.inject({ url: "/blog", headers: { "accept-encoding": "identity" } });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    for (const url of ["/blog/index.html.br", "/blog/index.html.gz"]) {
+      const response = await app.inject(url);
+      expect(response.statusCode, url).toBe(404);
+      expect(response.body, url).toContain("not found page");
+    }
+  });
+
+  it("answers a revalidation with 304 while the content is the same", async () => {
+    const first = await app.inject("/blog");
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^W\/"[\w-]+"$/);
+    const again = await app.inject({ url: "/blog", headers: { "if-none-match": etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe("");
+    const stale = await app.inject({ url: "/blog", headers: { "if-none-match": 'W/"something-else"' } });
+    expect(stale.statusCode).toBe(200);
   });
 });

@@ -6,6 +6,11 @@ export const BRAND = {
     "Flotilla is a desktop command centre that runs local AI coding agents on your tasks, each in its own Git worktree, with shared memory, MCP servers and a review step before anything merges.",
   copyrightYear: 2025,
   supportEmail: "support@flotilla.dev",
-  /** Canonical origin used for canonical URLs, Open Graph and the sitemap when PUBLIC_ORIGIN is not set at build time. */
-  defaultOrigin: "http://localhost:3000",
 } as const;
+
+/**
+ * The origin the site is built with, wherever an absolute URL is needed (canonical links, Open Graph, sitemap,
+ * feeds, robots.txt). The server replaces it with its PUBLIC_ORIGIN when it starts (apps/api/src/plugins/site.ts),
+ * so one build serves any domain; `.invalid` can never resolve (RFC 2606), so a leak is harmless and easy to spot.
+ */
+export const PUBLIC_ORIGIN_PLACEHOLDER = "https://public-origin.flotilla.invalid";

@@ -1,7 +1,11 @@
-import { BRAND } from "@flotilla/contracts";
+import { BRAND, PUBLIC_ORIGIN_PLACEHOLDER } from "@flotilla/contracts";
 
-/** The public origin baked into canonical URLs at build time (PUBLIC_ORIGIN), defaulting to the local server. */
-export const SITE_ORIGIN: string = (import.meta.env.VITE_PUBLIC_ORIGIN as string | undefined) ?? BRAND.defaultOrigin;
+/**
+ * The origin of absolute URLs (canonical links, Open Graph, sitemap, feeds): a placeholder in the build, replaced
+ * by the server's PUBLIC_ORIGIN when it starts (docs/decisions/0024), so one build serves any domain. Relative
+ * links stay relative. (`react-router dev` has no server to replace it: there the placeholder shows.)
+ */
+export const SITE_ORIGIN: string = PUBLIC_ORIGIN_PLACEHOLDER;
 
 export function absoluteUrl(path: string): string {
   return new URL(path, SITE_ORIGIN).toString();
