@@ -401,7 +401,10 @@ describe("license files hold their slot", () => {
       created_at: new Date().toISOString(),
     });
     for (const machine of ["lab-1", "lab-2", "lab-3"]) {
-      const answer = await post("/api/license/offline-activations", { request: request(machine), ttl_seconds: 90 * 86400 });
+      const answer = await post("/api/license/offline-activations", {
+        request: request(machine),
+        ttl_seconds: 90 * 86400,
+      });
       expect(answer.json().data.code).toBe("VALID");
     }
     // Silent for a month (air-gapped machines never send heartbeats): their files still work, so the slots stay taken.

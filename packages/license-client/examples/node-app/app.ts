@@ -55,7 +55,8 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
 
   if (!(await manager.state())) {
     const activation = await manager.activate(options.licenseKey, { machineName: "Example desktop app" });
-    if (!activation.activated) throw new Error(`Activation refused: ${activation.result.code} — ${activation.result.message}`);
+    if (!activation.activated)
+      throw new Error(`Activation refused: ${activation.result.code} — ${activation.result.message}`);
     log(`activated as ${activation.state.machine?.display_id ?? activation.state.machine_id}`);
   }
 

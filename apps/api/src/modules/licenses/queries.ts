@@ -166,7 +166,9 @@ export async function bindMachine(
 export async function extendLease(db: Database, licenseId: string, machineId: string, until: Date): Promise<void> {
   await db
     .update(machines)
-    .set({ leaseUntil: sql`greatest(coalesce(${machines.leaseUntil}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)` })
+    .set({
+      leaseUntil: sql`greatest(coalesce(${machines.leaseUntil}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)`,
+    })
     .where(and(eq(machines.licenseId, licenseId), eq(machines.machineId, machineId)));
 }
 
