@@ -9,6 +9,7 @@
  */
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
+import { type CsvRow, toCsv } from "../lib/csv";
 import { loadOrCreateSecret } from "../lib/secrets";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
 import { LICENSE_CACHE_LOCAL_TTL_MS } from "../modules/licenses/license-cache";
@@ -56,20 +57,7 @@ async function changeLicenseStatus(action: string | undefined, key: string | und
   }
 }
 
-type Row = Record<string, string | number | boolean | null>;
-
-function csvCell(value: Row[string]): string {
-  const text = value === null ? "" : String(value);
-  // Quote always; neutralise spreadsheet formulas (=, +, -, @) so an export cannot run code when opened.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
-
-export function toCsv(rows: Row[]): string {
-  if (rows.length === 0) return "";
-  const headers = Object.keys(rows[0]!);
-  return [headers.join(","), ...rows.map((row) => headers.map((h) => csvCell(row[h] ?? null)).join(","))].join("\n");
-}
+type Row = CsvRow;
 
 function option(args: string[], name: string, fallback: string): string {
   const at = args.indexOf(`--${name}`);

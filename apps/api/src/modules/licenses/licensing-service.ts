@@ -13,6 +13,7 @@ import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode } from "@
 import type { Database } from "../../db/client";
 import { RETENTION } from "../../jobs/retention";
 import { HttpProblem } from "../../plugins/errors";
+import { recordEvent } from "../events/record";
 import { AttemptRecorder, utcDay } from "./attempt-recorder";
 import { displayIdFor, normalizeLicenseKey } from "./keys";
 import type { LicenseCache } from "./license-cache";
@@ -139,6 +140,21 @@ export class LicensingService {
           appVersion: input.app_version,
         },
         now,
+        (tx, isPrimary) =>
+          recordEvent(tx, {
+            type: "machine.bound",
+            actor: { type: "service", id: "license-api" },
+            target: { type: "machine", id: machineId },
+            licenseId: state.license.id,
+            customerId: state.license.customerId,
+            before: null,
+            after: {
+              display_id: displayIdFor(machineId),
+              machine_name: input.machine_name ?? null,
+              platform: input.platform ?? null,
+              is_primary: isPrimary,
+            },
+          }),
       );
       if (outcome.bound) await this.changed(licenseKey);
       else this.cache.invalidate(licenseKey);

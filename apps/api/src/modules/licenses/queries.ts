@@ -51,6 +51,8 @@ export async function bindMachine(
   licenseId: string,
   machine: { machineId: string; displayId: string; machineName?: string; platform?: string; appVersion?: string },
   now: Date,
+  /** Runs in the binding's transaction (the audit record). */
+  onBound?: (tx: Database, isPrimary: boolean) => Promise<unknown>,
 ): Promise<BindOutcome> {
   return db.transaction(async (tx) => {
     const [locked] = await tx
@@ -84,6 +86,7 @@ export async function bindMachine(
       boundAt: now,
       lastSeen: now,
     });
+    await onBound?.(tx as unknown as Database, isPrimary);
     return { bound: true, isPrimary };
   });
 }
@@ -135,6 +138,8 @@ export async function removeMachine(
   licenseId: string,
   machineId: string,
   now: Date,
+  /** Runs in the removal's transaction (the audit record). */
+  onRemoved?: (tx: Database, removed: MachineRow) => Promise<unknown>,
 ): Promise<RemoveOutcome> {
   return db.transaction(async (tx) => {
     await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
@@ -164,6 +169,7 @@ export async function removeMachine(
       const next = bound.find((row) => row.id !== target.id);
       if (next) await tx.update(machines).set({ isPrimary: true }).where(eq(machines.id, next.id));
     }
+    await onRemoved?.(tx as unknown as Database, target);
     return "removed";
   });
 }

@@ -212,7 +212,7 @@ export function registerLicensingRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: { license: await customers.create(sessionOf(request).customer, request.body.tier) },
+      data: { license: await customers.create(sessionOf(request).customer, request.body.tier, request.ip) },
     }),
   );
 
@@ -276,6 +276,7 @@ export function registerLicensingRoutes(
         sessionOf(request).customer,
         request.params.licenseKey,
         request.params.machineId,
+        request.ip,
       ),
     }),
   );
@@ -299,6 +300,7 @@ export function registerLicensingRoutes(
         sessionOf(request).customer,
         request.params.licenseKey,
         request.params.machineId,
+        request.ip,
       ),
     }),
   );
