@@ -121,7 +121,9 @@ export class AdminService {
   }
 
   async signupCounts(query: z.output<typeof SignupCountsQuerySchema>) {
-    const period = sql`date_trunc(${query.interval}, ${signups.createdAt} at time zone 'UTC')`;
+    // The interval is one of three literals (schema-checked): inlined, so SELECT and GROUP BY are the same expression.
+    const unit = ({ day: "day", week: "week", month: "month" } as const)[query.interval];
+    const period = sql`date_trunc('${sql.raw(unit)}', ${signups.createdAt} at time zone 'UTC')`;
     const rows = await this.db
       .select({ period: sql<string>`to_char(${period}, 'YYYY-MM-DD')`, count: sql<number>`count(*)::int` })
       .from(signups)
