@@ -105,7 +105,12 @@ const EnvSchema = z.object({
   RATE_LIMIT_LICENSE_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   ADMIN_EMAILS: z
     .string()
-    .transform((value) => value.split(",").map((email) => email.trim().toLowerCase()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((email) => email.trim().toLowerCase())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.email("ADMIN_EMAILS: a comma-separated list of email addresses")))
     .default([]),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),

@@ -117,7 +117,12 @@ describe("audit log", () => {
 
   it("records license creation, machine binding and removal with the customer as actor", async () => {
     const bearer = { authorization: `Bearer ${customer}` };
-    const created = await app.inject({ method: "POST", url: "/api/customer/licenses", headers: bearer, payload: { tier: "free" } });
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers: bearer,
+      payload: { tier: "free" },
+    });
     expect(created.statusCode).toBe(200);
     const key = created.json().data.license.license_key;
     for (const id of ["m-one", "m-two"]) {
@@ -130,7 +135,13 @@ describe("audit log", () => {
     const activity = await app.inject({ url: "/api/customer/activity", headers: bearer });
     expect(activity.statusCode).toBe(200);
     const mine = activity.json().data as { type: string; actor: string }[];
-    expect(mine.map((event) => event.type)).toEqual(["machine.removed", "machine.bound", "machine.bound", "license.created", "customer.created"]);
+    expect(mine.map((event) => event.type)).toEqual([
+      "machine.removed",
+      "machine.bound",
+      "machine.bound",
+      "license.created",
+      "customer.created",
+    ]);
     expect(mine[0]!.actor).toBe("you");
     expect(mine[1]!.actor).toBe("service");
     expect(activity.body).not.toContain("address");
@@ -166,7 +177,10 @@ describe("webhooks", () => {
     expect(payload).toMatchObject({ type: "license.created", id: hook!.headers[WEBHOOK_HEADERS.eventId] });
 
     // Attacker's side: a body changed in transit, a signature made with another secret, an old request replayed.
-    expect(verifyWebhookSignature(secret, signature, hook!.body.replace("free", "ultra"))).toEqual({ ok: false, reason: "signature" });
+    expect(verifyWebhookSignature(secret, signature, hook!.body.replace("free", "ultra"))).toEqual({
+      ok: false,
+      reason: "signature",
+    });
     const forged = signWebhook(["whsec_attacker"], hook!.body, Math.floor(Date.now() / 1000));
     expect(verifyWebhookSignature(secret, forged, hook!.body)).toEqual({ ok: false, reason: "signature" });
     const t = Number(/t=(\d+)/.exec(signature)![1]);
@@ -210,7 +224,10 @@ describe("webhooks", () => {
     const processed = new Set<string>();
     for (const r of received) processed.add(JSON.parse(r.body).id);
     expect(processed.size).toBe(1);
-    expect(JSON.parse(received[2]!.body).data).toMatchObject({ before: { status: "active" }, after: { status: "suspended" } });
+    expect(JSON.parse(received[2]!.body).data).toMatchObject({
+      before: { status: "active" },
+      after: { status: "suspended" },
+    });
 
     const log = await asAdmin("GET", `/api/admin/webhooks/${data.id}/deliveries`);
     expect(log.json().data.map((d: { status_code: number }) => d.status_code)).toEqual([200, 503, 500]);
@@ -243,7 +260,10 @@ describe("webhooks", () => {
         payload: { tier: "free" },
       })
     ).json().data.license;
-    await asAdmin("POST", `/api/admin/licenses/${license.license_key}/actions`, { action: "expire", reason: "trial over" });
+    await asAdmin("POST", `/api/admin/licenses/${license.license_key}/actions`, {
+      action: "expire",
+      reason: "trial over",
+    });
     answers = Array(100).fill(500);
     let now = Date.now();
     let dead = 0;

@@ -64,7 +64,9 @@ const as = (token: string, method: string, url: string, payload?: unknown) =>
 
 function decode(raw: string): string {
   // Quoted-printable soft breaks and escapes, enough to read links and text.
-  return raw.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return raw
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 describe("mail over SMTP", () => {
@@ -100,7 +102,11 @@ describe("mail over SMTP", () => {
     expect(link).toBeDefined();
     const token = decodeURIComponent(link!);
     // A forged token does nothing.
-    const forged = await app.inject({ method: "POST", url: "/api/newsletter/confirm", payload: { token: `${token.slice(0, -2)}xx` } });
+    const forged = await app.inject({
+      method: "POST",
+      url: "/api/newsletter/confirm",
+      payload: { token: `${token.slice(0, -2)}xx` },
+    });
     expect(forged.statusCode).toBe(400);
     const confirmed = await app.inject({ method: "POST", url: "/api/newsletter/confirm", payload: { token } });
     expect(confirmed.json()).toEqual({ success: true, message: "You're subscribed." });
@@ -108,13 +114,19 @@ describe("mail over SMTP", () => {
 
     // Unsubscribe, then replay the old confirmation link: refused, still unsubscribed.
     const { unsubscribeToken } = await import("../src/modules/newsletter/service");
-    const unsub = await app.inject(`/api/newsletter/unsubscribe?token=${encodeURIComponent(unsubscribeToken("test-secret-test-secret-test-secret-1234", (await status()).id))}`);
+    const unsub = await app.inject(
+      `/api/newsletter/unsubscribe?token=${encodeURIComponent(unsubscribeToken("test-secret-test-secret-test-secret-1234", (await status()).id))}`,
+    );
     expect(unsub.statusCode).toBe(200);
     const replay = await app.inject({ method: "POST", url: "/api/newsletter/confirm", payload: { token } });
     expect(replay.statusCode).toBe(400);
     expect((await status()).unsubscribedAt).not.toBeNull();
     // Anyone resubmitting the address: same answer, no change until the new link is followed.
-    const again = await app.inject({ method: "POST", url: "/api/newsletter", payload: { email: "Jack.News@example.com" } });
+    const again = await app.inject({
+      method: "POST",
+      url: "/api/newsletter",
+      payload: { email: "Jack.News@example.com" },
+    });
     expect(again.statusCode).toBe(200);
     expect((await status()).unsubscribedAt).not.toBeNull();
   });
@@ -122,7 +134,11 @@ describe("mail over SMTP", () => {
 
 describe("development mail outbox", () => {
   it("without SMTP_URL, mail is kept and shown at /dev/mail", async () => {
-    await dev.app.inject({ method: "POST", url: "/api/signup", payload: validSignup({ email: "kim.dev@example.com" }) });
+    await dev.app.inject({
+      method: "POST",
+      url: "/api/signup",
+      payload: validSignup({ email: "kim.dev@example.com" }),
+    });
     await dev.app.outbox.runOnce();
     const page = await dev.app.inject("/dev/mail");
     expect(page.statusCode).toBe(200);
@@ -155,7 +171,11 @@ describe("admin API", () => {
       await app.inject({
         method: "POST",
         url: "/api/signup",
-        payload: validSignup({ email: `page${i}@example.com`, role: i % 2 ? "Tech Lead" : "Founder/CEO", newsletter: false }),
+        payload: validSignup({
+          email: `page${i}@example.com`,
+          role: i % 2 ? "Tech Lead" : "Founder/CEO",
+          newsletter: false,
+        }),
       });
     }
     const first = await as(admin, "GET", "/api/admin/signups?limit=2&q=page");
@@ -167,7 +187,13 @@ describe("admin API", () => {
       seen.push(...next.data.map((s: { email: string }) => s.email));
       cursor = next.next_cursor;
     }
-    expect(seen.sort()).toEqual(["page0@example.com", "page1@example.com", "page2@example.com", "page3@example.com", "page4@example.com"]);
+    expect(seen.sort()).toEqual([
+      "page0@example.com",
+      "page1@example.com",
+      "page2@example.com",
+      "page3@example.com",
+      "page4@example.com",
+    ]);
     const leads = (await as(admin, "GET", "/api/admin/signups?q=page&role=Tech%20Lead")).json().data;
     expect(leads).toHaveLength(2);
     const countsResponse = await as(admin, "GET", "/api/admin/signups/counts?q=page&interval=day");
@@ -182,8 +208,14 @@ describe("admin API", () => {
 
   it("license actions need a reason, are audited, and validations see them at once", async () => {
     const license = (await as(customer.token, "POST", "/api/customer/licenses", { tier: "free" })).json().data.license;
-    await app.inject({ method: "POST", url: "/api/license/validate", payload: { license_key: license.license_key, machine_id: "h-1" } });
-    const noReason = await as(admin, "POST", `/api/admin/licenses/${license.license_key}/actions`, { action: "suspend" });
+    await app.inject({
+      method: "POST",
+      url: "/api/license/validate",
+      payload: { license_key: license.license_key, machine_id: "h-1" },
+    });
+    const noReason = await as(admin, "POST", `/api/admin/licenses/${license.license_key}/actions`, {
+      action: "suspend",
+    });
     expect(noReason.statusCode).toBe(400);
     const suspended = await as(admin, "POST", `/api/admin/licenses/${license.license_key}/actions`, {
       action: "suspend",
@@ -204,8 +236,16 @@ describe("admin API", () => {
     });
     expect(changed.json().data.max_machines).toBe(7);
     const audit = (await as(admin, "GET", `/api/admin/audit?license_id=${license.id}`)).json().data;
-    expect(audit[0]).toMatchObject({ type: "license.updated", reason: "goodwill", actor: { type: "admin", email: ADMIN } });
-    expect(audit[1]).toMatchObject({ type: "license.status_changed", before: { status: "active" }, after: { status: "suspended" } });
+    expect(audit[0]).toMatchObject({
+      type: "license.updated",
+      reason: "goodwill",
+      actor: { type: "admin", email: ADMIN },
+    });
+    expect(audit[1]).toMatchObject({
+      type: "license.status_changed",
+      before: { status: "active" },
+      after: { status: "suspended" },
+    });
     // The customer sees it in their activity, without the admin's identity.
     const activity = await as(customer.token, "GET", "/api/customer/activity");
     expect(activity.json().data[0]).toMatchObject({ type: "license.updated", actor: "support", reason: "goodwill" });

@@ -71,7 +71,12 @@ export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (policy === "production") {
     if (url.protocol !== "https:") return "The URL must start with https://";
-    if (isLoopbackName(host) || (isIP(host) !== 0 && !isPublicAddress(host)) || !host.includes(".") || /\.(local|internal|localhost)$/i.test(host)) {
+    if (
+      isLoopbackName(host) ||
+      (isIP(host) !== 0 && !isPublicAddress(host)) ||
+      !host.includes(".") ||
+      /\.(local|internal|localhost)$/i.test(host)
+    ) {
       return "The URL must point to a public internet address";
     }
     return null;

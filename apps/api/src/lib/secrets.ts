@@ -30,7 +30,9 @@ export function encryptSecret(appSecret: string, purpose: string, plaintext: str
   const cipher = createCipheriv("aes-256-gcm", purposeKey(appSecret, purpose), iv);
   cipher.setAAD(Buffer.from(purpose));
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return ["v1", iv, body, cipher.getAuthTag()].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
+  return ["v1", iv, body, cipher.getAuthTag()]
+    .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+    .join(".");
 }
 
 export function decryptSecret(appSecret: string, purpose: string, stored: string): string {

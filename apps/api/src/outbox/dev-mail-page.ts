@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { Database } from "../db/client";
 import { devMail } from "../db/schema";
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function registerDevMailPage(app: FastifyInstance, db: Database) {
@@ -15,12 +15,12 @@ export function registerDevMailPage(app: FastifyInstance, db: Database) {
     const rows = await db.select().from(devMail).orderBy(desc(devMail.seq)).limit(100);
     const items = rows
       .map(
-        (row) => `<article><h2>${escape(row.subject)}</h2>
-<p>To: ${escape(row.recipient)} · ${row.createdAt.toISOString()} · <a href="/dev/mail/${row.id}">HTML</a></p>
+        (row) => `<article><h2>${escapeHtml(row.subject)}</h2>
+<p>To: ${escapeHtml(row.recipient)} · ${row.createdAt.toISOString()} · <a href="/dev/mail/${row.id}">HTML</a></p>
 ${Object.entries(row.headers)
-  .map(([name, value]) => `<p><code>${escape(name)}: ${escape(value)}</code></p>`)
+  .map(([name, value]) => `<p><code>${escapeHtml(name)}: ${escapeHtml(value)}</code></p>`)
   .join("")}
-<pre>${escape(row.text)}</pre></article><hr>`,
+<pre>${escapeHtml(row.text)}</pre></article><hr>`,
       )
       .join("\n");
     reply.type("text/html; charset=utf-8").header("cache-control", "no-store");

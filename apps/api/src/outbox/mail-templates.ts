@@ -63,20 +63,18 @@ function listUnsubscribe(context: MailContext, subscriberId: unknown): Record<st
   return typeof subscriberId === "string" ? { "List-Unsubscribe": `<${unsubscribeLink(context, subscriberId)}>` } : {};
 }
 
-const str = (value: unknown, fallback = "") => (typeof value === "string" || typeof value === "number" ? String(value) : fallback);
+const str = (value: unknown, fallback = "") =>
+  typeof value === "string" || typeof value === "number" ? String(value) : fallback;
 
 export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
   "signup.created": (data, context) => {
     const after = (data.after ?? {}) as Fields;
-    return compose(
-      `You're on the ${BRAND.name} early-access list`,
-      [
-        `Hi ${str(after.name, "there")},`,
-        `Thanks for joining the ${BRAND.name} early-access programme. We'll write when your invitation is ready.`,
-        ...(after.newsletter ? ["You also asked for the newsletter: a separate mail asks you to confirm it."] : []),
-        `${context.publicOrigin}/`,
-      ],
-    );
+    return compose(`You're on the ${BRAND.name} early-access list`, [
+      `Hi ${str(after.name, "there")},`,
+      `Thanks for joining the ${BRAND.name} early-access programme. We'll write when your invitation is ready.`,
+      ...(after.newsletter ? ["You also asked for the newsletter: a separate mail asks you to confirm it."] : []),
+      `${context.publicOrigin}/`,
+    ]);
   },
   "newsletter.subscription_requested": (data, context) => {
     const after = (data.after ?? {}) as Fields;

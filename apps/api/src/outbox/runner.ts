@@ -114,7 +114,9 @@ export class OutboxRunner {
         order by o.next_attempt_at, o.seq
         limit ${OUTBOX_RETRY.batch}
         for update of o skip locked)
-      returning id, event_id, channel, endpoint_id, payload, attempts, created_at`)) as unknown as { rows: ClaimedRow[] };
+      returning id, event_id, channel, endpoint_id, payload, attempts, created_at`)) as unknown as {
+      rows: ClaimedRow[];
+    };
     return result.rows;
   }
 
@@ -144,7 +146,11 @@ export class OutboxRunner {
     const [endpoint] = await this.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, row.endpoint_id!));
     if (!endpoint) return { ok: false, error: "endpoint deleted" };
     const secrets = [decryptSecret(this.options.appSecret, WEBHOOK_SECRET_PURPOSE, endpoint.secretCiphertext)];
-    if (endpoint.previousSecretCiphertext && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
+    if (
+      endpoint.previousSecretCiphertext &&
+      endpoint.previousSecretExpiresAt &&
+      endpoint.previousSecretExpiresAt > now
+    ) {
       secrets.push(decryptSecret(this.options.appSecret, WEBHOOK_SECRET_PURPOSE, endpoint.previousSecretCiphertext));
     }
     const payload = row.payload as WebhookPayload;

@@ -7,11 +7,15 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { WEBHOOK_TOLERANCE_SECONDS } from "@flotilla/contracts/events";
 
 export function signWebhook(secrets: string[], body: string, timestamp: number): string {
-  const signatures = secrets.map((secret) => `v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`);
+  const signatures = secrets.map(
+    (secret) => `v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`,
+  );
   return [`t=${timestamp}`, ...signatures].join(",");
 }
 
-export type VerifyOutcome = { ok: true; timestamp: number } | { ok: false; reason: "malformed" | "signature" | "stale" };
+export type VerifyOutcome =
+  | { ok: true; timestamp: number }
+  | { ok: false; reason: "malformed" | "signature" | "stale" };
 
 export function verifyWebhookSignature(
   secret: string,

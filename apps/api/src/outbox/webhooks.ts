@@ -1,8 +1,8 @@
 /** Sends one webhook: a signed POST, no redirects followed, a short timeout, SSRF rules on every connection. */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
 import { BRAND } from "@flotilla/contracts/brand";
+import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
 import { guardedLookup, type UrlPolicy, webhookUrlProblem } from "../lib/net-guard";
 import { signWebhook } from "./signature";
 

@@ -53,7 +53,10 @@ export async function grantAdmin(db: Database, email: string, actor: Actor): Pro
 
 export async function revokeAdmin(db: Database, email: string, actor: Actor): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const deleted = await tx.delete(admins).where(eq(admins.emailNormalized, normalizeEmail(email))).returning();
+    const deleted = await tx
+      .delete(admins)
+      .where(eq(admins.emailNormalized, normalizeEmail(email)))
+      .returning();
     if (deleted.length === 0) return false;
     await recordEvent(tx, {
       type: "admin.revoked",

@@ -61,7 +61,14 @@ function adminActor(request: FastifyRequest): Actor {
 
 export function registerAdminRoutes(
   app: FastifyInstance,
-  deps: { db: Database; auth: AuthService; roles: AdminRoles; admin: AdminService; webhooks: WebhookAdmin; config: Config },
+  deps: {
+    db: Database;
+    auth: AuthService;
+    roles: AdminRoles;
+    admin: AdminService;
+    webhooks: WebhookAdmin;
+    config: Config;
+  },
 ) {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { admin, webhooks, roles } = deps;
@@ -72,7 +79,10 @@ export function registerAdminRoutes(
     ...(description ? { description } : {}),
     security: bearer,
   });
-  const route = { preValidation: guard, config: { rateLimit: { max: deps.config.rateLimits.perMinute, timeWindow: "1 minute" } } };
+  const route = {
+    preValidation: guard,
+    config: { rateLimit: { max: deps.config.rateLimits.perMinute, timeWindow: "1 minute" } },
+  };
 
   api.get(
     "/api/admin/me",
@@ -121,7 +131,17 @@ export function registerAdminRoutes(
     },
     async (request, reply) => {
       const rows = await admin.signupExport(request.query);
-      const headers = ["email", "name", "company", "role", "ai_experience", "platform", "interests", "newsletter", "created_at"];
+      const headers = [
+        "email",
+        "name",
+        "company",
+        "role",
+        "ai_experience",
+        "platform",
+        "interests",
+        "newsletter",
+        "created_at",
+      ];
       reply
         .type("text/csv; charset=utf-8")
         .header("content-disposition", `attachment; filename="signups-${new Date().toISOString().slice(0, 10)}.csv"`)
@@ -168,7 +188,10 @@ export function registerAdminRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: await admin.customerDetail(request.params.customerId, async (email) => (await roles.sourceOf(email)) !== null),
+      data: await admin.customerDetail(
+        request.params.customerId,
+        async (email) => (await roles.sourceOf(email)) !== null,
+      ),
     }),
   );
 
@@ -249,7 +272,11 @@ export function registerAdminRoutes(
   api.get(
     "/api/admin/webhooks/:endpointId",
     {
-      schema: { ...common("A webhook endpoint"), params: EndpointParams, response: { 200: WebhookEndpointResponseSchema, ...errors } },
+      schema: {
+        ...common("A webhook endpoint"),
+        params: EndpointParams,
+        response: { 200: WebhookEndpointResponseSchema, ...errors },
+      },
       ...route,
     },
     async (request) => ({ success: true as const, data: await webhooks.get(request.params.endpointId) }),
@@ -274,7 +301,10 @@ export function registerAdminRoutes(
 
   api.delete(
     "/api/admin/webhooks/:endpointId",
-    { schema: { ...common("Delete an endpoint"), params: EndpointParams, response: { 200: OkSchema, ...errors } }, ...route },
+    {
+      schema: { ...common("Delete an endpoint"), params: EndpointParams, response: { 200: OkSchema, ...errors } },
+      ...route,
+    },
     async (request) => {
       await webhooks.remove(request.params.endpointId, adminActor(request), request.ip);
       return { success: true as const, message: "Endpoint deleted." };
@@ -300,7 +330,11 @@ export function registerAdminRoutes(
   api.post(
     "/api/admin/webhooks/:endpointId/test",
     {
-      schema: { ...common("Send a webhook.test event to this endpoint"), params: EndpointParams, response: { 200: QueuedSchema, ...errors } },
+      schema: {
+        ...common("Send a webhook.test event to this endpoint"),
+        params: EndpointParams,
+        response: { 200: QueuedSchema, ...errors },
+      },
       ...route,
     },
     async (request) => ({
@@ -321,7 +355,10 @@ export function registerAdminRoutes(
       },
       ...route,
     },
-    async (request) => ({ success: true as const, ...(await webhooks.deliveries(request.params.endpointId, request.query)) }),
+    async (request) => ({
+      success: true as const,
+      ...(await webhooks.deliveries(request.params.endpointId, request.query)),
+    }),
   );
 
   api.post(

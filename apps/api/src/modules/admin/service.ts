@@ -13,18 +13,10 @@ import { tierById } from "@flotilla/contracts/tiers";
 import { type AnyColumn, and, asc, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
-import {
-  auditEvents,
-  customers,
-  licenses,
-  machines,
-  newsletterSubscribers,
-  sessions,
-  signups,
-} from "../../db/schema";
+import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
 import { HttpProblem } from "../../plugins/errors";
-import { normalizeLicenseKey } from "../licenses/keys";
 import { type Actor, recordEvent } from "../events/record";
+import { normalizeLicenseKey } from "../licenses/keys";
 import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
 
 type SignupFilter = z.output<typeof SignupFilterSchema>;
@@ -46,7 +38,11 @@ function toBound(column: AnyColumn, to: string | undefined) {
 function signupWhere(filter: SignupFilter) {
   return and(
     filter.q
-      ? or(ilike(signups.email, contains(filter.q)), ilike(signups.name, contains(filter.q)), ilike(signups.company, contains(filter.q)))
+      ? or(
+          ilike(signups.email, contains(filter.q)),
+          ilike(signups.name, contains(filter.q)),
+          ilike(signups.company, contains(filter.q)),
+        )
       : undefined,
     filter.role ? eq(signups.role, filter.role) : undefined,
     filter.platform ? eq(signups.platform, filter.platform) : undefined,
@@ -135,7 +131,11 @@ export class AdminService {
 
   /** Every signup matching the filter, oldest first (an export is the whole filter, not a page). */
   async signupExport(filter: SignupFilter) {
-    const rows = await this.db.select().from(signups).where(signupWhere(filter)).orderBy(asc(signups.createdAt), asc(signups.id));
+    const rows = await this.db
+      .select()
+      .from(signups)
+      .where(signupWhere(filter))
+      .orderBy(asc(signups.createdAt), asc(signups.id));
     return rows.map((row) => {
       const view = signupView(row);
       return { ...view, newsletter: view.newsletter ? "yes" : "no" };
@@ -164,7 +164,11 @@ export class AdminService {
         id: row.id,
         email: row.email,
         source: row.source,
-        status: row.unsubscribedAt ? ("unsubscribed" as const) : row.confirmedAt ? ("confirmed" as const) : ("pending" as const),
+        status: row.unsubscribedAt
+          ? ("unsubscribed" as const)
+          : row.confirmedAt
+            ? ("confirmed" as const)
+            : ("pending" as const),
         subscribed_at: row.subscribedAt.toISOString(),
         confirmed_at: iso(row.confirmedAt),
         unsubscribed_at: iso(row.unsubscribedAt),
@@ -199,7 +203,11 @@ export class AdminService {
   async customerDetail(id: string, isAdmin: (email: string) => Promise<boolean>) {
     const customer = await this.customer(id);
     const now = new Date();
-    const owned = await this.db.select().from(licenses).where(eq(licenses.customerId, id)).orderBy(asc(licenses.createdAt));
+    const owned = await this.db
+      .select()
+      .from(licenses)
+      .where(eq(licenses.customerId, id))
+      .orderBy(asc(licenses.createdAt));
     const withMachines = await Promise.all(
       owned.map(async (license) => ({
         ...licenseView(license),
@@ -219,7 +227,14 @@ export class AdminService {
     const live = await this.db
       .select()
       .from(sessions)
-      .where(and(eq(sessions.customerId, id), isNull(sessions.revokedAt), gt(sessions.expiresAt, now), gt(sessions.absoluteExpiresAt, now)))
+      .where(
+        and(
+          eq(sessions.customerId, id),
+          isNull(sessions.revokedAt),
+          gt(sessions.expiresAt, now),
+          gt(sessions.absoluteExpiresAt, now),
+        ),
+      )
       .orderBy(desc(sessions.lastUsedAt));
     return {
       customer: customerView(customer),

@@ -102,14 +102,20 @@ export class WebhookAdmin {
   async update(id: string, input: z.output<typeof UpdateWebhookSchema>, actor: Actor, address: string) {
     if (input.url !== undefined) this.checkUrl(input.url);
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, (await this.find(id)).id)).for("update");
+      const [current] = await tx
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.id, (await this.find(id)).id))
+        .for("update");
       const [updated] = await tx
         .update(webhookEndpoints)
         .set({
           ...(input.url !== undefined ? { url: input.url } : {}),
           ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
           ...(input.description !== undefined ? { description: input.description } : {}),
-          ...(input.enabled !== undefined ? { enabled: input.enabled, disabledReason: input.enabled ? null : "Disabled by an admin" } : {}),
+          ...(input.enabled !== undefined
+            ? { enabled: input.enabled, disabledReason: input.enabled ? null : "Disabled by an admin" }
+            : {}),
           updatedAt: new Date(),
         })
         .where(eq(webhookEndpoints.id, current!.id))
@@ -190,7 +196,12 @@ export class WebhookAdmin {
     const rows = await this.db
       .select()
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.endpointId, endpoint.id), cursor !== null ? lt(webhookDeliveries.seq, cursor) : undefined))
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, endpoint.id),
+          cursor !== null ? lt(webhookDeliveries.seq, cursor) : undefined,
+        ),
+      )
       .orderBy(desc(webhookDeliveries.seq))
       .limit(query.limit + 1);
     const page = pageOf(rows, query.limit, (row) => [row.seq]);

@@ -106,7 +106,9 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
     if (endpoints.length > 0) {
       await tx
         .insert(outbox)
-        .values(endpoints.map((endpoint) => ({ eventId: row.id, channel: "webhook", endpointId: endpoint.id, payload })));
+        .values(
+          endpoints.map((endpoint) => ({ eventId: row.id, channel: "webhook", endpointId: endpoint.id, payload })),
+        );
     }
   }
 

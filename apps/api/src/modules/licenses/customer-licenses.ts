@@ -9,7 +9,11 @@ import { utcDay } from "./attempt-recorder";
 import { displayIdFor, generateLicenseKey, normalizeLicenseKey } from "./keys";
 import * as q from "./queries";
 
-const customerActor = (customer: CustomerRow) => ({ type: "customer" as const, id: customer.id, email: customer.email });
+const customerActor = (customer: CustomerRow) => ({
+  type: "customer" as const,
+  id: customer.id,
+  email: customer.email,
+});
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MOST_USED_FEATURES = 5;

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Database } from "../../db/client";
-import { normalizeEmail } from "../../lib/privacy";
 import { and, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
+import type { Database } from "../../db/client";
 import { newsletterSubscribers } from "../../db/schema";
+import { normalizeEmail } from "../../lib/privacy";
 import { confirmationToken } from "../../outbox/mail-templates";
 import { recordEvent } from "../events/record";
 import { findSubscriber, insertSubscriber, markUnsubscribed } from "./queries";
@@ -102,7 +102,10 @@ export async function confirmSubscription(
       type: "newsletter.subscribed",
       actor: { type: "customer", email: row.email },
       target: { type: "newsletter_subscriber", id },
-      before: { confirmed_at: row.confirmedAt?.toISOString() ?? null, unsubscribed_at: row.unsubscribedAt?.toISOString() ?? null },
+      before: {
+        confirmed_at: row.confirmedAt?.toISOString() ?? null,
+        unsubscribed_at: row.unsubscribedAt?.toISOString() ?? null,
+      },
       after: { confirmed_at: now.toISOString(), unsubscribed_at: null },
       address,
     });

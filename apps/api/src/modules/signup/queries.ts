@@ -18,7 +18,10 @@ export interface SignupRow {
  * duplicate. A repeat never changes stored answers — anyone can type anyone's address, so an unproven request
  * must not overwrite what the owner said.
  */
-export async function insertSignup(db: Pick<Database, "insert">, row: SignupRow): Promise<{ created: boolean; id?: string }> {
+export async function insertSignup(
+  db: Pick<Database, "insert">,
+  row: SignupRow,
+): Promise<{ created: boolean; id?: string }> {
   const inserted = await db
     .insert(signups)
     .values(row)

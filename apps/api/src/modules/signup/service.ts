@@ -2,8 +2,8 @@ import type { SignupRequestSchema } from "@flotilla/contracts/signup";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { normalizeEmail } from "../../lib/privacy";
-import { subscribe } from "../newsletter/service";
 import { recordEvent } from "../events/record";
+import { subscribe } from "../newsletter/service";
 import { insertSignup } from "./queries";
 
 export type SignupInput = z.output<typeof SignupRequestSchema>;
