@@ -11,6 +11,10 @@ import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
 import { closeRedis, connectRedis, connectSubscriber } from "./lib/redis";
 import { loadOrCreateSecret } from "./lib/secrets";
+import { AdminRoles } from "./modules/admin/roles";
+import { registerAdminRoutes } from "./modules/admin/routes";
+import { AdminService } from "./modules/admin/service";
+import { WebhookAdmin } from "./modules/admin/webhooks";
 import { mountDevelopmentIssuer } from "./modules/auth/dev-issuer";
 import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/identity-provider";
 import { registerAuthRoutes } from "./modules/auth/routes";
@@ -23,6 +27,9 @@ import { registerLicensingRoutes } from "./modules/licenses/routes";
 import { createLicenseSigner } from "./modules/licenses/signing";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
 import { registerSignupRoutes } from "./modules/signup/routes";
+import { registerDevMailPage } from "./outbox/dev-mail-page";
+import { createMailSender } from "./outbox/mail";
+import { OutboxRunner } from "./outbox/runner";
 import { frameworkErrors, registerErrorHandler, registerNulGuard } from "./plugins/errors";
 import { type Metrics, registerMetrics } from "./plugins/metrics";
 import { registerOpenApi } from "./plugins/openapi";
@@ -37,6 +44,7 @@ declare module "fastify" {
     licensing: LicensingService;
     jobs: JobScheduler;
     lifecycle: Lifecycle;
+    outbox: OutboxRunner;
   }
 }
 
@@ -224,6 +232,36 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.decorate("licensing", licensing);
   registerLicensingRoutes(app, { licensing, customers, signer, auth, config, metrics });
 
+  const adminRoles = new AdminRoles(database.db, config.adminEmails);
+  const urlPolicy = config.env === "production" ? ("production" as const) : ("development" as const);
+  registerAdminRoutes(app, {
+    db: database.db,
+    auth,
+    roles: adminRoles,
+    admin: new AdminService(
+      database.db,
+      (licenseKey) => licensing.changed(licenseKey),
+      () => licensing.changeVisibleWithinSeconds(),
+    ),
+    webhooks: new WebhookAdmin(database.db, secret, urlPolicy),
+    config,
+  });
+  if (config.env !== "production") registerDevMailPage(app, database.db);
+  const mail = createMailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom, db: database.db });
+  if (!config.smtpUrl && config.env === "production") {
+    app.log.warn("SMTP_URL is not set: mail is kept in the database (dev_mail) and not sent");
+  }
+  const outboxRunner = new OutboxRunner(database.db, {
+    mail,
+    mailContext: { publicOrigin: config.publicOrigin, secret },
+    appSecret: secret,
+    policy: urlPolicy,
+    webhookTimeoutMs: config.webhookTimeoutMs,
+    intervalMs: config.outboxIntervalMs,
+    log: app.log,
+  });
+  app.decorate("outbox", outboxRunner);
+
   // Unknown API routes answer JSON, never the site's 404 page.
   const notFound = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.code(404).send({ success: false, error: "Not found", code: ERROR_CODES.notFound });
@@ -237,7 +275,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     app.log,
   );
   app.decorate("jobs", jobs);
-  if (config.backgroundJobs) jobs.start();
+  if (config.backgroundJobs) {
+    jobs.start();
+    outboxRunner.start();
+  }
 
   // Shutdown order, in one place: Fastify runs onClose hooks in reverse registration order, and only after the
   // server has stopped accepting and every in-flight request has been answered. Then: no new background work,
@@ -245,6 +286,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     lifecycle.draining = true;
     await jobs.stop();
+    await outboxRunner.stop();
+    mail.close();
     await licensing.recorder.stop();
     if (subscriber) subscriber.disconnect();
     if (redis) await closeRedis(redis);

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BRAND } from "@flotilla/contracts/brand";
 import { z } from "zod";
 import type { DatabaseOptions } from "./db/client";
 
@@ -102,6 +103,20 @@ const EnvSchema = z.object({
   LICENSE_SIGNING_KEY: z.string().min(40).optional(),
   RATE_LIMIT_LICENSE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   RATE_LIMIT_LICENSE_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  ADMIN_EMAILS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(",")
+        .map((email) => email.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.email("ADMIN_EMAILS: a comma-separated list of email addresses")))
+    .default([]),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).optional(),
+  OUTBOX_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
 
 /** Every environment variable the service reads (README's configuration table lists each one). */
@@ -159,6 +174,14 @@ export interface Config {
   backgroundJobs: boolean;
   /** This instance's name in logs and metrics. */
   instanceId: string;
+  /** Addresses that are admins by configuration (lower case); more can be granted with the admin CLI. */
+  adminEmails: string[];
+  /** SMTP server for mail (smtp[s]://user:pass@host:port); null keeps mail in the development outbox (/dev/mail). */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** How often this instance looks for outbox rows to deliver. */
+  outboxIntervalMs: number;
+  webhookTimeoutMs: number;
 }
 
 /** Reads and validates the environment once at start; a bad value stops the service with a clear message. */
@@ -247,5 +270,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     counterFlushIntervalMs: e.COUNTER_FLUSH_INTERVAL_MS,
     backgroundJobs: e.BACKGROUND_JOBS,
     instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+    adminEmails: e.ADMIN_EMAILS,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM ?? `${BRAND.name} <no-reply@${new URL(publicOrigin).hostname}>`,
+    outboxIntervalMs: e.OUTBOX_INTERVAL_MS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
   };
 }

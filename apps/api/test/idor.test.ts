@@ -40,6 +40,8 @@ let b: Party;
  */
 type Entry =
   | { kind: "foreign"; query?: Record<string, string>; body?: unknown }
+  /** An admin operation: B (a customer, not an admin) gets 403 whatever it addresses. */
+  | { kind: "admin"; query?: Record<string, string>; body?: unknown }
   | {
       kind: "own";
       statuses: number[];
@@ -98,6 +100,46 @@ const MATRIX: Record<string, Entry> = {
   // B rotating A's key would hand B a working key to A's license: refused like every foreign call.
   "POST /api/customer/licenses/{licenseKey}/rotate": { kind: "foreign" },
   "DELETE /api/customer/licenses/{licenseKey}/refusals": { kind: "foreign" },
+  "GET /api/customer/activity": {
+    kind: "own",
+    statuses: [200],
+    isB: (json) => expect(json.data.length).toBeGreaterThanOrEqual(1),
+  },
+  ...Object.fromEntries(
+    [
+      "GET /api/admin/me",
+      "GET /api/admin/signups",
+      "GET /api/admin/signups/counts",
+      "GET /api/admin/signups/export",
+      "GET /api/admin/subscribers",
+      "GET /api/admin/customers",
+      "GET /api/admin/customers/{customerId}",
+      "POST /api/admin/customers/{customerId}/sign-out-everywhere",
+      "POST /api/admin/licenses/{licenseKey}/actions",
+      "GET /api/admin/audit",
+      "GET /api/admin/webhooks",
+      "POST /api/admin/webhooks",
+      "GET /api/admin/webhooks/{endpointId}",
+      "PATCH /api/admin/webhooks/{endpointId}",
+      "DELETE /api/admin/webhooks/{endpointId}",
+      "POST /api/admin/webhooks/{endpointId}/rotate-secret",
+      "POST /api/admin/webhooks/{endpointId}/test",
+      "GET /api/admin/webhooks/{endpointId}/deliveries",
+      "POST /api/admin/webhooks/{endpointId}/deliveries/{deliveryId}/resend",
+    ].map((key) => [
+      key,
+      {
+        kind: "admin" as const,
+        body: key.endsWith("/actions")
+          ? { action: "suspend", reason: "attacker" }
+          : key === "POST /api/admin/webhooks"
+            ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
+            : key.startsWith("PATCH")
+              ? { enabled: false }
+              : undefined,
+      },
+    ]),
+  ),
 };
 
 /**
@@ -115,6 +157,12 @@ const PATH_VALUES: Record<string, () => { value: string; owner: "A" | "B" }[]> =
     ...a.machines.map((machine) => ({ value: machine.id, owner: "A" as const })),
     { value: b.machines[0]!.id, owner: "B" },
   ],
+  customerId: () => [
+    { value: a.customerId, owner: "A" },
+    { value: b.customerId, owner: "B" },
+  ],
+  endpointId: () => [{ value: "00000000-0000-4000-8000-000000000001", owner: "A" }],
+  deliveryId: () => [{ value: "00000000-0000-4000-8000-000000000002", owner: "A" }],
 };
 
 /** Every combination of path values that touches at least one of A's resources. */
@@ -282,7 +330,17 @@ describe("IDOR matrix from the OpenAPI document", () => {
       const entry = MATRIX[operation.key];
       expect(entry, `MATRIX has no entry for ${operation.key}`).toBeDefined();
       if (!entry) return;
-      if (entry.kind === "foreign") {
+      if (entry.kind === "admin") {
+        const combos = operation.pathParams.length > 0 ? foreignCalls(operation) : [{}];
+        for (const pathValues of combos) {
+          const label = `${operation.key} ${JSON.stringify(pathValues)}`;
+          const response = await request(operation, pathValues, entry, b.token);
+          calls += 1;
+          expect(response.statusCode, `${label} answered ${response.statusCode}: ${response.body}`).toBe(403);
+          expect(response.json()).toMatchObject({ success: false, error: expect.any(String) });
+          expectNoSecretsOfA(response, label);
+        }
+      } else if (entry.kind === "foreign") {
         const combos = foreignCalls(operation);
         expect(combos.length).toBeGreaterThan(0);
         for (const pathValues of combos) {
@@ -312,7 +370,7 @@ describe("IDOR matrix from the OpenAPI document", () => {
     it("the same calls without a token, or with a malformed or unknown one: 401", async () => {
       const entry = MATRIX[operation.key];
       if (!entry || !operation.bearer) return;
-      const combos = entry.kind === "foreign" ? foreignCalls(operation) : [{}];
+      const combos = entry.kind === "own" || operation.pathParams.length === 0 ? [{}] : foreignCalls(operation);
       for (const pathValues of combos) {
         for (const headers of [
           {},

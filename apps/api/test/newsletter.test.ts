@@ -64,7 +64,10 @@ describe("newsletter", () => {
     const left = (await subscribers())[0]!.unsubscribedAt;
     expect(left).not.toBeNull();
     const again = await subscribe("Reader@Example.com");
-    expect(again.json()).toEqual({ success: true, message: "You're subscribed." });
+    expect(again.json()).toEqual({
+      success: true,
+      message: "Almost there: check your inbox and confirm your subscription.",
+    });
     const signup = await app.inject({
       method: "POST",
       url: "/api/signup",

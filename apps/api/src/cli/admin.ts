@@ -3,13 +3,16 @@
  *   npm run admin -- signups export --format csv|json
  *   npm run admin -- subscribers export --format csv|json   (includes each subscriber's unsubscribe link)
  *   npm run admin -- license suspend|reactivate|expire <license-key>
+ *   npm run admin -- admin grant|revoke <email>   (the admin role; recorded in the audit log)
  *   npm run admin -- keys public     (the JWKS to pin into an SDK build: FLOTILLA_TRUSTED_KEYS)
  * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). With PGlite,
  * stop the server first: an embedded database has one owner at a time.
  */
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
+import { type CsvRow, toCsv } from "../lib/csv";
 import { loadOrCreateSecret } from "../lib/secrets";
+import { grantAdmin, revokeAdmin } from "../modules/admin/roles";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
 import { LICENSE_CACHE_LOCAL_TTL_MS } from "../modules/licenses/license-cache";
 import { publishLicenseChange } from "../modules/licenses/license-invalidation";
@@ -23,7 +26,8 @@ const USAGE = `Usage:
   admin signups export [--format csv|json]
   admin subscribers export [--format csv|json]
   admin license suspend|reactivate|expire <license-key>
-  admin keys public`;
+  admin keys public
+  admin admin grant|revoke <email>`;
 
 const LICENSE_ACTIONS = { suspend: "suspended", reactivate: "active", expire: "expired" } as const;
 
@@ -56,20 +60,7 @@ async function changeLicenseStatus(action: string | undefined, key: string | und
   }
 }
 
-type Row = Record<string, string | number | boolean | null>;
-
-function csvCell(value: Row[string]): string {
-  const text = value === null ? "" : String(value);
-  // Quote always; neutralise spreadsheet formulas (=, +, -, @) so an export cannot run code when opened.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
-
-export function toCsv(rows: Row[]): string {
-  if (rows.length === 0) return "";
-  const headers = Object.keys(rows[0]!);
-  return [headers.join(","), ...rows.map((row) => headers.map((h) => csvCell(row[h] ?? null)).join(","))].join("\n");
-}
+type Row = CsvRow;
 
 function option(args: string[], name: string, fallback: string): string {
   const at = args.indexOf(`--${name}`);
@@ -85,8 +76,32 @@ function publicKeys(): number {
   return 0;
 }
 
+async function changeAdmin(verb: string | undefined, email: string | undefined): Promise<number> {
+  if ((verb !== "grant" && verb !== "revoke") || !email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const database = await openDatabase(config.database);
+  try {
+    const actor = { type: "service" as const, id: "admin-cli" };
+    const changed =
+      verb === "grant" ? await grantAdmin(database.db, email, actor) : await revokeAdmin(database.db, email, actor);
+    console.log(
+      changed ? `${email}: admin ${verb === "grant" ? "granted" : "revoked"}.` : `${email}: nothing to change.`,
+    );
+    if (verb === "revoke" && config.adminEmails.includes(email.trim().toLowerCase())) {
+      console.error(`${email} is also in ADMIN_EMAILS: remove it there too.`);
+    }
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
 export async function main(args: string[]): Promise<number> {
   const [subject, verb] = args;
+  if (subject === "admin") return changeAdmin(verb, args[2]);
   if (subject === "license") return changeLicenseStatus(verb, args[2]);
   if (subject === "keys" && verb === "public") return publicKeys();
   const format = option(args, "format", "csv");

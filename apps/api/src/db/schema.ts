@@ -4,6 +4,7 @@ import type { TierFeatures } from "@flotilla/contracts/tiers";
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  bigserial,
   boolean,
   date,
   index,
@@ -38,7 +39,10 @@ export const signups = pgTable(
     newsletter: boolean("newsletter").notNull().default(true),
     ...timestamps,
   },
-  (table) => [uniqueIndex("signups_email_normalized_key").on(table.emailNormalized)],
+  (table) => [
+    uniqueIndex("signups_email_normalized_key").on(table.emailNormalized),
+    index("signups_created_at_idx").on(table.createdAt, table.id),
+  ],
 );
 
 /** The blog's Stay Updated box and signups with newsletter on. One subscriber per email. */
@@ -51,6 +55,10 @@ export const newsletterSubscribers = pgTable(
     source: text("source").notNull(),
     subscribedAt: timestamp("subscribed_at", { withTimezone: true }).notNull().defaultNow(),
     unsubscribedAt: timestamp("unsubscribed_at", { withTimezone: true }),
+    /** Double opt-in: a subscription counts only once the address confirmed it. */
+    confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
+    /** When the pending confirmation mail was asked for; its link carries this time, so an old link dies. */
+    confirmationSentAt: timestamp("confirmation_sent_at", { withTimezone: true }),
     ...timestamps,
   },
   (table) => [uniqueIndex("newsletter_subscribers_email_normalized_key").on(table.emailNormalized)],
@@ -69,7 +77,10 @@ export const customers = pgTable(
     lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }),
     ...timestamps,
   },
-  (table) => [uniqueIndex("customers_issuer_subject_key").on(table.issuer, table.subject)],
+  (table) => [
+    uniqueIndex("customers_issuer_subject_key").on(table.issuer, table.subject),
+    index("customers_email_idx").on(sql`lower(${table.email})`),
+  ],
 );
 
 /** Bearer sessions. Only the SHA-256 of a token is stored; the token itself exists only in the client. */
@@ -321,3 +332,133 @@ export const oidcStore = pgTable(
     index("oidc_store_expires_at_idx").on(table.expiresAt),
   ],
 );
+
+// ── Operations (issue 16): audit log, outbox, webhooks, mail, admins ─────────────────────────────────────
+
+/**
+ * Every state change, with who made it, from where, and what it looked like before and after. Append-only: a
+ * trigger refuses UPDATE, DELETE and TRUNCATE (only the retention path may delete, decision 0030). No foreign
+ * keys: the record outlives what it describes. `seq` orders the log (keyset pagination).
+ */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    type: text("type").notNull(),
+    actorType: text("actor_type").notNull(),
+    actorId: text("actor_id"),
+    actorEmail: text("actor_email"),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    /** The customer the event concerns (their activity page lists it). */
+    customerId: uuid("customer_id"),
+    licenseId: uuid("license_id"),
+    before: jsonb("before"),
+    after: jsonb("after"),
+    reason: text("reason"),
+    address: text("address"),
+    occurredAt: timestamp("occurred_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("audit_events_seq_key").on(table.seq),
+    index("audit_events_type_idx").on(table.type, table.seq),
+    index("audit_events_customer_idx").on(table.customerId, table.seq),
+    index("audit_events_license_idx").on(table.licenseId, table.seq),
+    index("audit_events_occurred_at_idx").on(table.occurredAt),
+  ],
+);
+
+/** Where webhooks go. The signing secret is stored encrypted (AES-256-GCM under a key derived from APP_SECRET). */
+export const webhookEndpoints = pgTable("webhook_endpoints", {
+  id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+  url: text("url").notNull(),
+  description: text("description").notNull().default(""),
+  events: jsonb("events").$type<string[]>().notNull(),
+  secretCiphertext: text("secret_ciphertext").notNull(),
+  /** After a rotation the old secret still signs (a second v1) until this time, so receivers can switch over. */
+  previousSecretCiphertext: text("previous_secret_ciphertext"),
+  previousSecretExpiresAt: timestamp("previous_secret_expires_at", { withTimezone: true }),
+  enabled: boolean("enabled").notNull().default(true),
+  disabledReason: text("disabled_reason"),
+  createdBy: text("created_by"),
+  ...timestamps,
+});
+
+/**
+ * The transactional outbox: written in the transaction of the change it reports, delivered at least once by one
+ * runner (claims with FOR UPDATE SKIP LOCKED and a lease). channel 'webhook' (one row per endpoint) or 'email'.
+ */
+export const outbox = pgTable(
+  "outbox",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    eventId: uuid("event_id").notNull(),
+    channel: text("channel").notNull(),
+    endpointId: uuid("endpoint_id").references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    payload: jsonb("payload").notNull(),
+    /** pending → delivered | dead (gave up after the retry window) | cancelled (endpoint disabled) */
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    lastError: text("last_error"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (table) => [
+    index("outbox_due_idx").on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
+    index("outbox_endpoint_idx").on(table.endpointId, table.seq),
+    index("outbox_finished_at_idx").on(table.finishedAt),
+  ],
+);
+
+/** One row per webhook delivery attempt: what the endpoint answered (or why nothing did), and how fast. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    outboxId: uuid("outbox_id").notNull(),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventId: uuid("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    attempt: integer("attempt").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("webhook_deliveries_endpoint_idx").on(table.endpointId, table.seq),
+    index("webhook_deliveries_created_at_idx").on(table.createdAt),
+  ],
+);
+
+/** Mail "sent" without SMTP_URL: kept here and shown at /dev/mail (never in production). */
+export const devMail = pgTable(
+  "dev_mail",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    eventId: uuid("event_id").notNull(),
+    recipient: text("recipient").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html").notNull(),
+    headers: jsonb("headers").$type<Record<string, string>>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("dev_mail_created_at_idx").on(table.createdAt)],
+);
+
+/** Admins granted with the CLI (besides ADMIN_EMAILS in the configuration). */
+export const admins = pgTable("admins", {
+  emailNormalized: text("email_normalized").primaryKey(),
+  email: text("email").notNull(),
+  grantedBy: text("granted_by").notNull(),
+  grantedAt: timestamp("granted_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -4,6 +4,7 @@
  * is forgotten. One runner across instances (scheduler.ts); the licenses it changed are invalidated on every
  * instance once its transaction has committed.
  */
+import { recordEvent } from "../modules/events/record";
 import { cullSilentMachines } from "../modules/licenses/queries";
 import type { Job } from "./scheduler";
 
@@ -16,7 +17,16 @@ export function cullingJob(changed: (licenseKey: string) => Promise<void>): Job 
     name: "culling",
     intervalMs: CULLING_INTERVAL_MS,
     async run(tx, now) {
-      const { culled, forgotten, keys } = await cullSilentMachines(tx, now);
+      const { culled, forgotten, keys } = await cullSilentMachines(tx, now, (jobTx, machine) =>
+        recordEvent(jobTx, {
+          type: "machine.culled",
+          actor: { type: "system", id: "culling" },
+          target: { type: "machine", id: machine.machineId },
+          licenseId: machine.licenseId,
+          before: { status: "active" },
+          after: { status: "inactive", silent_since: machine.silentSince.toISOString() },
+        }),
+      );
       pending = keys;
       return { culled, forgotten };
     },

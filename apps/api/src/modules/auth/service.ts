@@ -10,6 +10,7 @@ import * as oidc from "openid-client";
 import type { Database } from "../../db/client";
 import { newOpaqueToken, sha256Hex } from "../../lib/tokens";
 import { HttpProblem } from "../../plugins/errors";
+import { recordEvent } from "../events/record";
 import { type IdentityProvider, ProviderUnavailable, SignInRejected } from "./identity-provider";
 import * as q from "./queries";
 
@@ -128,7 +129,20 @@ export class AuthService {
       throw error;
     }
 
-    const customer = await q.upsertCustomer(this.db, identity, now);
+    const customer = await this.db.transaction(async (tx) => {
+      const row = await q.upsertCustomer(tx as unknown as Database, identity, now);
+      if (row.createdAt.getTime() === row.updatedAt.getTime()) {
+        await recordEvent(tx, {
+          type: "customer.created",
+          actor: { type: "customer", id: row.id, email: row.email },
+          target: { type: "customer", id: row.id },
+          customerId: row.id,
+          before: null,
+          after: { email: row.email, name: row.name },
+        });
+      }
+      return row;
+    });
     const token = newOpaqueToken();
     const absoluteExpiresAt = new Date(now.getTime() + this.options.sessionMaxDays * DAY_MS);
     const expiresAt = this.sessionExpiry(now, absoluteExpiresAt);

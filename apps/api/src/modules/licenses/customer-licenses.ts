@@ -5,9 +5,16 @@ import { tierById } from "@flotilla/contracts/tiers";
 import type { Database } from "../../db/client";
 import { HttpProblem } from "../../plugins/errors";
 import type { CustomerRow } from "../auth/queries";
+import { recordEvent } from "../events/record";
 import { utcDay } from "./attempt-recorder";
 import { displayIdFor, generateLicenseKey, normalizeLicenseKey } from "./keys";
 import * as q from "./queries";
+
+const customerActor = (customer: CustomerRow) => ({
+  type: "customer" as const,
+  id: customer.id,
+  email: customer.email,
+});
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MOST_USED_FEATURES = 5;
@@ -84,17 +91,32 @@ export class CustomerLicenses {
     };
   }
 
-  async create(customer: CustomerRow, tierName: string) {
+  async create(customer: CustomerRow, tierName: string, address: string | null = null) {
     const tier = tierById(tierName.toLowerCase());
     if (!tier) throw new HttpProblem(400, LICENSE_ERRORS.unknownTier, "UNKNOWN_TIER");
     if (!tier.available) throw new HttpProblem(400, LICENSE_ERRORS.tierUnavailable, "TIER_UNAVAILABLE");
     const licenseKey = generateLicenseKey();
-    const row = await q.insertLicense(this.db, {
-      customerId: customer.id,
-      licenseKey,
-      tier: tier.tier,
-      maxMachines: tier.maxMachines,
-      features: tier.features,
+    const row = await this.db.transaction(async (tx) => {
+      const inserted = await q.insertLicense(tx as unknown as Database, {
+        customerId: customer.id,
+        licenseKey,
+        tier: tier.tier,
+        maxMachines: tier.maxMachines,
+        features: tier.features,
+      });
+      if (inserted) {
+        await recordEvent(tx, {
+          type: "license.created",
+          actor: customerActor(customer),
+          target: { type: "license", id: inserted.id },
+          customerId: customer.id,
+          licenseId: inserted.id,
+          before: null,
+          after: { license_key: inserted.licenseKey, tier: inserted.tier, max_machines: inserted.maxMachines },
+          address,
+        });
+      }
+      return inserted;
     });
     if (!row) throw new HttpProblem(409, LICENSE_ERRORS.duplicate, "LICENSE_EXISTS");
     await this.changed(licenseKey);
@@ -175,9 +197,20 @@ export class CustomerLicenses {
     };
   }
 
-  async removeMachine(customer: CustomerRow, licenseKey: string, machineId: string) {
+  async removeMachine(customer: CustomerRow, licenseKey: string, machineId: string, address: string | null = null) {
     const license = await this.owned(customer, licenseKey);
-    const outcome = await q.removeMachine(this.db, license.id, machineId, new Date());
+    const outcome = await q.removeMachine(this.db, license.id, machineId, new Date(), (tx, removed) =>
+      recordEvent(tx, {
+        type: "machine.removed",
+        actor: customerActor(customer),
+        target: { type: "machine", id: removed.machineId },
+        customerId: customer.id,
+        licenseId: license.id,
+        before: { display_id: removed.displayId, machine_name: removed.machineName, is_primary: removed.isPrimary },
+        after: null,
+        address,
+      }),
+    );
     if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
     if (outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
     await this.changed(license.licenseKey);
@@ -188,9 +221,21 @@ export class CustomerLicenses {
    * A new key for a leaked one: shown to its owner now; the old key keeps working for the grace period so running
    * machines can take the new one, then stops. Machines keep their slots.
    */
-  async rotateKey(customer: CustomerRow, licenseKey: string) {
+  async rotateKey(customer: CustomerRow, licenseKey: string, address: string | null = null) {
     const license = await this.owned(customer, licenseKey);
-    const rotated = await q.rotateLicenseKey(this.db, license.id, generateLicenseKey(), new Date());
+    const rotated = await q.rotateLicenseKey(this.db, license.id, generateLicenseKey(), new Date(), (tx, done) =>
+      // Keys are secrets: the audit log and the mail name them by their last characters only.
+      recordEvent(tx, {
+        type: "license.key_rotated",
+        actor: customerActor(customer),
+        target: { type: "license", id: license.id },
+        customerId: customer.id,
+        licenseId: license.id,
+        before: { key_hint: license.licenseKey.slice(-5) },
+        after: { key_hint: done.license.licenseKey.slice(-5), previous_key_valid_until: done.validUntil.toISOString() },
+        address,
+      }),
+    );
     if (!rotated) throw new HttpProblem(404, LICENSE_ERRORS.notFound, "NOT_FOUND");
     await this.changed(rotated.previousKey);
     await this.changed(rotated.license.licenseKey);
@@ -209,9 +254,23 @@ export class CustomerLicenses {
   }
 
   /** Lets a removed device bind again: it is re-activated on its next validation while a slot is free. */
-  async restoreMachine(customer: CustomerRow, licenseKey: string, machineId: string) {
+  async restoreMachine(customer: CustomerRow, licenseKey: string, machineId: string, address: string | null = null) {
     const license = await this.owned(customer, licenseKey);
-    if (!(await q.restoreMachine(this.db, license.id, machineId))) {
+    const restored = await this.db.transaction(async (tx) => {
+      if (!(await q.restoreMachine(tx as unknown as Database, license.id, machineId))) return false;
+      await recordEvent(tx, {
+        type: "machine.restored",
+        actor: customerActor(customer),
+        target: { type: "machine", id: machineId },
+        customerId: customer.id,
+        licenseId: license.id,
+        before: { removed: true },
+        after: { removed: false },
+        address,
+      });
+      return true;
+    });
+    if (!restored) {
       throw new HttpProblem(404, LICENSE_ERRORS.removedMachineNotFound, "NOT_FOUND");
     }
     await this.changed(license.licenseKey);

@@ -23,6 +23,7 @@ import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode, tierById
 import type { Database } from "../../db/client";
 import { RETENTION } from "../../jobs/retention";
 import { HttpProblem } from "../../plugins/errors";
+import { recordEvent } from "../events/record";
 import { AttemptRecorder, utcDay } from "./attempt-recorder";
 import { displayIdFor, normalizeLicenseKey } from "./keys";
 import type { LicenseCache } from "./license-cache";
@@ -170,14 +171,44 @@ export class LicensingService {
         platform: input.platform,
         appVersion: input.app_version,
       };
-      const outcome = await q.bindMachine(this.db, state.license.id, machine, now);
+      const outcome = await q.bindMachine(this.db, state.license.id, machine, now, (tx, isPrimary) =>
+        recordEvent(tx, {
+          type: "machine.bound",
+          actor: { type: "service", id: "license-api" },
+          target: { type: "machine", id: machineId },
+          licenseId: state.license.id,
+          customerId: state.license.customerId,
+          before: null,
+          after: {
+            display_id: machine.displayId,
+            machine_name: input.machine_name ?? null,
+            platform: input.platform ?? null,
+            is_primary: isPrimary,
+          },
+        }),
+      );
       if (outcome.bound) await this.changed(licenseKey);
       else this.cache.invalidate(licenseKey);
       if (!outcome.bound) {
         if (outcome.reason === "removed") return failure("MACHINE_REMOVED", state.license, true);
         if (outcome.reason === "activation-limit") return failure("ACTIVATION_LIMIT", state.license);
         // The owner hears about it: the dashboard names the device and offers to free a slot.
-        await q.recordRefusal(this.db, state.license.id, machine, now);
+        await q.recordRefusal(this.db, state.license.id, machine, now, (tx) =>
+          recordEvent(tx, {
+            type: "license.machine_limit_reached",
+            actor: { type: "service", id: "license-api" },
+            target: { type: "license", id: state.license.id },
+            licenseId: state.license.id,
+            customerId: state.license.customerId,
+            before: null,
+            after: {
+              machine_name: input.machine_name ?? null,
+              platform: input.platform ?? null,
+              display_id: machine.displayId,
+              max_machines: state.license.maxMachines,
+            },
+          }),
+        );
         return failure("TOO_MANY_MACHINES", state.license, state.inactive.has(machineId));
       }
       isPrimary = outcome.isPrimary;
@@ -301,6 +332,16 @@ export class LicensingService {
       state.license.id,
       input.machine_id.trim(),
       new Date(),
+      (tx, machine) =>
+        recordEvent(tx, {
+          type: "machine.deactivated",
+          actor: { type: "service", id: "license-api" },
+          target: { type: "machine", id: machine.machineId },
+          licenseId: state.license.id,
+          customerId: state.license.customerId,
+          before: { display_id: machine.displayId, machine_name: machine.machineName, is_primary: machine.isPrimary },
+          after: null,
+        }),
     );
     if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotActivated, "NOT_ACTIVATED");
     if (outcome === "leased") {

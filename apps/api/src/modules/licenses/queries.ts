@@ -95,6 +95,8 @@ export async function bindMachine(
   licenseId: string,
   machine: { machineId: string; displayId: string; machineName?: string; platform?: string; appVersion?: string },
   now: Date,
+  /** Runs in the binding's transaction (the audit record). */
+  onBound?: (tx: Database, isPrimary: boolean) => Promise<unknown>,
 ): Promise<BindOutcome> {
   return db.transaction(async (tx) => {
     const [locked] = await tx
@@ -158,6 +160,7 @@ export async function bindMachine(
     await tx
       .delete(activationRefusals)
       .where(and(eq(activationRefusals.licenseId, licenseId), eq(activationRefusals.machineId, machine.machineId)));
+    await onBound?.(tx as unknown as Database, isPrimary);
     return { bound: true, isPrimary, revived: false };
   });
 }
@@ -174,6 +177,28 @@ export async function extendLease(db: Database, licenseId: string, machineId: st
 
 /** A device refused because the license was full: the owner sees the latest few on the dashboard. */
 export async function recordRefusal(
+  db: Database,
+  licenseId: string,
+  machine: { machineId: string; displayId: string; machineName?: string; platform?: string },
+  now: Date,
+  /**
+   * Runs in the same transaction when this refusal starts a notice (none was showing): the owner hears once per
+   * notice, not once per refused attempt, so a key passed around a crowd cannot flood their inbox.
+   */
+  onFirstRefusal?: (tx: Database) => Promise<unknown>,
+) {
+  await db.transaction(async (trx) => {
+    const tx = trx as unknown as Database;
+    const [showing] = await tx
+      .select({ n: count() })
+      .from(activationRefusals)
+      .where(eq(activationRefusals.licenseId, licenseId));
+    await insertRefusal(tx, licenseId, machine, now);
+    if ((showing?.n ?? 0) === 0) await onFirstRefusal?.(tx);
+  });
+}
+
+async function insertRefusal(
   db: Database,
   licenseId: string,
   machine: { machineId: string; displayId: string; machineName?: string; platform?: string },
@@ -225,6 +250,8 @@ export async function deactivateMachine(
   licenseId: string,
   machineId: string,
   now: Date,
+  /** Runs in the deactivation's transaction (the audit record). */
+  onDeactivated?: (tx: Database, machine: MachineRow) => Promise<unknown>,
 ): Promise<{ outcome: DeactivateOutcome; left: number; leaseUntil?: Date }> {
   return db.transaction(async (tx) => {
     await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
@@ -246,6 +273,7 @@ export async function deactivateMachine(
     await tx.delete(machines).where(eq(machines.id, target.id));
     await tx.insert(machineEvents).values({ licenseId, machineId, kind: "deactivated", at: now });
     if (target.isPrimary) await promoteOldest(tx as unknown as Database, licenseId);
+    await onDeactivated?.(tx as unknown as Database, target);
     return { outcome: "deactivated", left: left - 1 };
   });
 }
@@ -269,6 +297,8 @@ async function promoteOldest(tx: Database, licenseId: string) {
 export async function cullSilentMachines(
   tx: Database,
   now: Date,
+  /** Runs in the job's transaction for each machine that lost its slot (the audit record). */
+  onCulled?: (tx: Database, machine: { licenseId: string; machineId: string; silentSince: Date }) => Promise<unknown>,
 ): Promise<{ culled: number; forgotten: number; keys: string[] }> {
   const keys = new Set<string>();
   let culled = 0;
@@ -286,9 +316,14 @@ export async function cullSilentMachines(
         insert into machine_events (license_id, machine_id, kind, at)
         select license_id, machine_id, 'culled', ${now.toISOString()}::timestamptz from silent
       )
-      select license_key from silent`)) as unknown as { rows: { license_key: string }[] };
+      select license_id, machine_id, license_key from silent`)) as unknown as {
+      rows: { license_id: string; machine_id: string; license_key: string }[];
+    };
     culled += rows.rows.length;
-    for (const row of rows.rows) keys.add(row.license_key);
+    for (const row of rows.rows) {
+      keys.add(row.license_key);
+      await onCulled?.(tx, { licenseId: row.license_id, machineId: row.machine_id, silentSince: cutoff });
+    }
   }
   const forgotten = (await tx.execute(sql`
     with gone as (
@@ -319,6 +354,8 @@ export async function rotateLicenseKey(
   licenseId: string,
   newKey: string,
   now: Date,
+  /** Runs in the rotation's transaction (the audit record). */
+  onRotated?: (tx: Database, rotated: { license: LicenseRow; validUntil: Date }) => Promise<unknown>,
 ): Promise<{ license: LicenseRow; previousKey: string; validUntil: Date } | null> {
   return db.transaction(async (tx) => {
     const [current] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("update");
@@ -330,6 +367,7 @@ export async function rotateLicenseKey(
       .set({ licenseKey: newKey, updatedAt: now })
       .where(eq(licenses.id, licenseId))
       .returning();
+    await onRotated?.(tx as unknown as Database, { license: license!, validUntil });
     return { license: license!, previousKey: current.licenseKey, validUntil };
   });
 }
@@ -396,6 +434,8 @@ export async function removeMachine(
   licenseId: string,
   machineId: string,
   now: Date,
+  /** Runs in the removal's transaction (the audit record). */
+  onRemoved?: (tx: Database, removed: MachineRow) => Promise<unknown>,
 ): Promise<RemoveOutcome> {
   return db.transaction(async (tx) => {
     await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
@@ -425,6 +465,7 @@ export async function removeMachine(
       const next = bound.find((row) => row.id !== target.id);
       if (next) await tx.update(machines).set({ isPrimary: true }).where(eq(machines.id, next.id));
     }
+    await onRemoved?.(tx as unknown as Database, target);
     return "removed";
   });
 }

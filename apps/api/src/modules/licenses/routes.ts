@@ -313,7 +313,7 @@ export function registerLicensingRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: { license: await customers.create(sessionOf(request).customer, request.body.tier) },
+      data: { license: await customers.create(sessionOf(request).customer, request.body.tier, request.ip) },
     }),
   );
 
@@ -333,7 +333,7 @@ export function registerLicensingRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: await customers.rotateKey(sessionOf(request).customer, request.params.licenseKey),
+      data: await customers.rotateKey(sessionOf(request).customer, request.params.licenseKey, request.ip),
     }),
   );
 
@@ -416,6 +416,7 @@ export function registerLicensingRoutes(
         sessionOf(request).customer,
         request.params.licenseKey,
         request.params.machineId,
+        request.ip,
       ),
     }),
   );
@@ -439,6 +440,7 @@ export function registerLicensingRoutes(
         sessionOf(request).customer,
         request.params.licenseKey,
         request.params.machineId,
+        request.ip,
       ),
     }),
   );

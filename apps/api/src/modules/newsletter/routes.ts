@@ -1,5 +1,10 @@
 import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
-import { NewsletterSubscribeSchema, NewsletterUnsubscribeQuerySchema } from "@flotilla/contracts/newsletter";
+import {
+  NEWSLETTER_MESSAGES,
+  NewsletterConfirmSchema,
+  NewsletterSubscribeSchema,
+  NewsletterUnsubscribeQuerySchema,
+} from "@flotilla/contracts/newsletter";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -7,7 +12,7 @@ import type { Config } from "../../config";
 import type { Database } from "../../db/client";
 import { maskEmail } from "../../lib/privacy";
 import { HttpProblem } from "../../plugins/errors";
-import { subscribe, unsubscribe } from "./service";
+import { confirmSubscription, subscribe, unsubscribe } from "./service";
 
 const OkSchema = z.object({ success: z.literal(true), message: z.string() });
 
@@ -26,9 +31,9 @@ export function registerNewsletterRoutes(app: FastifyInstance, deps: { db: Datab
       config: { rateLimit: { max: deps.config.rateLimits.signupPerMinute, timeWindow: "1 minute" } },
     },
     async (request) => {
-      await subscribe(deps.db, request.body.email, request.body.source);
+      await subscribe(deps.db, request.body.email, request.body.source, request.ip);
       request.log.info({ email: maskEmail(request.body.email) }, "newsletter subscription");
-      return { success: true as const, message: "You're subscribed." };
+      return { success: true as const, message: NEWSLETTER_MESSAGES.checkInbox };
     },
   );
 
@@ -44,12 +49,35 @@ export function registerNewsletterRoutes(app: FastifyInstance, deps: { db: Datab
       config: { rateLimit: { max: deps.config.rateLimits.perMinute, timeWindow: "1 minute" } },
     },
     async (request) => {
-      const outcome = await unsubscribe(deps.db, deps.secret, request.query.token);
+      const outcome = await unsubscribe(deps.db, deps.secret, request.query.token, request.ip);
       if (outcome === "invalid")
         throw new HttpProblem(400, "This unsubscribe link is invalid or has expired.", "INVALID_TOKEN");
       return {
         success: true as const,
         message: outcome === "already" ? "You were already unsubscribed." : "You're unsubscribed.",
+      };
+    },
+  );
+
+  api.post(
+    "/api/newsletter/confirm",
+    {
+      schema: {
+        tags: ["Early access"],
+        summary: "Confirm a newsletter subscription with the token from the confirmation mail",
+        description:
+          "Double opt-in: an address counts as subscribed only once it confirms. Only the latest confirmation link works, for 7 days; a POST (the page's button), so a mail scanner that opens links confirms nothing.",
+        body: NewsletterConfirmSchema,
+        response: { 200: OkSchema, 400: ApiErrorSchema, 429: ApiErrorSchema },
+      },
+      config: { rateLimit: { max: deps.config.rateLimits.signupPerMinute, timeWindow: "1 minute" } },
+    },
+    async (request) => {
+      const outcome = await confirmSubscription(deps.db, deps.secret, request.body.token, request.ip);
+      if (outcome === "invalid") throw new HttpProblem(400, NEWSLETTER_MESSAGES.invalidConfirmation, "INVALID_TOKEN");
+      return {
+        success: true as const,
+        message: outcome === "already" ? NEWSLETTER_MESSAGES.alreadyConfirmed : NEWSLETTER_MESSAGES.confirmed,
       };
     },
   );

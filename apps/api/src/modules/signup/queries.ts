@@ -18,13 +18,16 @@ export interface SignupRow {
  * duplicate. A repeat never changes stored answers — anyone can type anyone's address, so an unproven request
  * must not overwrite what the owner said.
  */
-export async function insertSignup(db: Pick<Database, "insert">, row: SignupRow): Promise<{ created: boolean }> {
+export async function insertSignup(
+  db: Pick<Database, "insert">,
+  row: SignupRow,
+): Promise<{ created: boolean; id?: string }> {
   const inserted = await db
     .insert(signups)
     .values(row)
     .onConflictDoNothing({ target: signups.emailNormalized })
     .returning({ id: signups.id });
-  return { created: inserted.length === 1 };
+  return { created: inserted.length === 1, id: inserted[0]?.id };
 }
 
 export async function listSignups(db: Database) {

@@ -22,7 +22,7 @@ export function registerSignupRoutes(app: FastifyInstance, deps: { db: Database;
       config: { rateLimit: { max: deps.config.rateLimits.signupPerMinute, timeWindow: "1 minute" } },
     },
     async (request) => {
-      const { created } = await recordSignup(deps.db, request.body);
+      const { created } = await recordSignup(deps.db, request.body, request.ip);
       request.log.info({ email: maskEmail(request.body.email), created }, "early-access signup");
       return { success: true as const, message: "You're on the list. We'll be in touch soon." };
     },

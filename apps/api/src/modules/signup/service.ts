@@ -2,6 +2,7 @@ import type { SignupRequestSchema } from "@flotilla/contracts/signup";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { normalizeEmail } from "../../lib/privacy";
+import { recordEvent } from "../events/record";
 import { subscribe } from "../newsletter/service";
 import { insertSignup } from "./queries";
 
@@ -12,9 +13,13 @@ export type SignupInput = z.output<typeof SignupRequestSchema>;
  * nothing (no one can overwrite someone else's answers or learn that they signed up). Newsletter opt-in
  * subscribes in the same transaction, so a signup is never half-written.
  */
-export async function recordSignup(db: Database, input: SignupInput): Promise<{ created: boolean }> {
+export async function recordSignup(
+  db: Database,
+  input: SignupInput,
+  address: string | null = null,
+): Promise<{ created: boolean }> {
   return db.transaction(async (tx) => {
-    const result = await insertSignup(tx, {
+    const row = {
       email: input.email,
       emailNormalized: normalizeEmail(input.email),
       name: input.name,
@@ -28,8 +33,28 @@ export async function recordSignup(db: Database, input: SignupInput): Promise<{ 
         .filter(Boolean)
         .join(", "),
       newsletter: input.newsletter,
+    };
+    const result = await insertSignup(tx, row);
+    if (!result.created) return { created: false };
+    await recordEvent(tx, {
+      type: "signup.created",
+      actor: { type: "customer", email: row.email },
+      target: { type: "signup", id: result.id! },
+      before: null,
+      after: {
+        email: row.email,
+        name: row.name,
+        company: row.company,
+        role: row.role,
+        ai_experience: row.aiExperience,
+        platform: row.platform,
+        interests: row.interests,
+        newsletter: row.newsletter,
+      },
+      recipient: row.email,
+      address,
     });
-    if (result.created && input.newsletter) await subscribe(tx, input.email, "signup");
-    return result;
+    if (input.newsletter) await subscribe(tx as unknown as Database, input.email, "signup", address);
+    return { created: true };
   });
 }

@@ -29,7 +29,7 @@ describe("Stay Updated with the real newsletter call", () => {
     await userEvent.type(screen.getByLabelText("Email address"), " ada@example.com ");
     await userEvent.click(screen.getByRole("button", { name: "Subscribe" }));
 
-    expect(await screen.findByRole("status")).toHaveTextContent("You're subscribed");
+    expect(await screen.findByRole("status")).toHaveTextContent("check your inbox and confirm");
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe("/api/newsletter");
     expect(init?.method).toBe("POST");

@@ -38,7 +38,7 @@ export function StayUpdated({ subscribe }: { subscribe: (email: string) => Promi
       </p>
       {state.kind === "done" ? (
         <p className="mt-4 text-sm font-medium text-emerald-700 dark:text-emerald-400" role="status">
-          You're subscribed. Watch your inbox for the next issue.
+          Almost there: check your inbox and confirm your subscription.
         </p>
       ) : (
         <form className="mt-4 space-y-2" onSubmit={onSubmit}>

@@ -1,0 +1,400 @@
+/** /api/admin/*: every route runs the admin guard (session + role, server-side); /api/customer/activity for customers. */
+import {
+  ActivityPageSchema,
+  AdminMeSchema,
+  AuditPageSchema,
+  AuditQuerySchema,
+  CreateWebhookSchema,
+  CustomerDetailSchema,
+  CustomerListQuerySchema,
+  CustomerPageSchema,
+  LicenseActionResponseSchema,
+  LicenseActionSchema,
+  PageQuerySchema,
+  QueuedSchema,
+  SignOutEverywhereSchema,
+  SignupCountsQuerySchema,
+  SignupCountsSchema,
+  SignupFilterSchema,
+  SignupListQuerySchema,
+  SignupPageSchema,
+  SubscriberListQuerySchema,
+  SubscriberPageSchema,
+  UpdateWebhookSchema,
+  WebhookDeliveryPageSchema,
+  WebhookEndpointResponseSchema,
+  WebhookListSchema,
+  WebhookWithSecretSchema,
+} from "@flotilla/contracts/admin";
+import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Config } from "../../config";
+import type { Database } from "../../db/client";
+import { toCsv } from "../../lib/csv";
+import { requireSession, sessionOf } from "../../plugins/auth-guard";
+import type { AuthService } from "../auth/service";
+import type { Actor } from "../events/record";
+import { type AdminRoles, requireAdmin } from "./roles";
+import { type AdminService, customerActivity } from "./service";
+import type { WebhookAdmin } from "./webhooks";
+
+const errors = {
+  400: ApiErrorSchema,
+  401: ApiErrorSchema,
+  403: ApiErrorSchema,
+  404: ApiErrorSchema,
+  429: ApiErrorSchema,
+};
+const bearer = [{ bearerAuth: [] }];
+const CustomerParams = z.object({ customerId: z.string().min(1).max(64) });
+const LicenseParams = z.object({ licenseKey: z.string().min(1).max(64) });
+const EndpointParams = z.object({ endpointId: z.string().min(1).max(64) });
+const DeliveryParams = EndpointParams.extend({ deliveryId: z.string().min(1).max(64) });
+const OkSchema = z.object({ success: z.literal(true), message: z.string() });
+
+function adminActor(request: FastifyRequest): Actor {
+  const { customer } = sessionOf(request);
+  return { type: "admin", id: customer.id, email: customer.email };
+}
+
+export function registerAdminRoutes(
+  app: FastifyInstance,
+  deps: {
+    db: Database;
+    auth: AuthService;
+    roles: AdminRoles;
+    admin: AdminService;
+    webhooks: WebhookAdmin;
+    config: Config;
+  },
+) {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { admin, webhooks, roles } = deps;
+  const guard = requireAdmin(deps.auth, roles);
+  const common = (summary: string, description?: string) => ({
+    tags: ["Admin"],
+    summary,
+    ...(description ? { description } : {}),
+    security: bearer,
+  });
+  const route = {
+    preValidation: guard,
+    config: { rateLimit: { max: deps.config.rateLimits.perMinute, timeWindow: "1 minute" } },
+  };
+
+  api.get(
+    "/api/admin/me",
+    { schema: { ...common("The signed-in admin"), response: { 200: AdminMeSchema, ...errors } }, ...route },
+    async (request) => ({
+      success: true as const,
+      data: { email: sessionOf(request).customer.email, source: request.adminSource ?? "config" },
+    }),
+  );
+
+  api.get(
+    "/api/admin/signups",
+    {
+      schema: {
+        ...common("Early-access signups: search and filter, newest first (keyset pages)"),
+        querystring: SignupListQuerySchema,
+        response: { 200: SignupPageSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({ success: true as const, ...(await admin.signups(request.query)) }),
+  );
+
+  api.get(
+    "/api/admin/signups/counts",
+    {
+      schema: {
+        ...common("Signups over time (per UTC day, week or month) for the same filters"),
+        querystring: SignupCountsQuerySchema,
+        response: { 200: SignupCountsSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({ success: true as const, ...(await admin.signupCounts(request.query)) }),
+  );
+
+  api.get(
+    "/api/admin/signups/export",
+    {
+      schema: {
+        ...common("CSV of every signup matching the filters"),
+        querystring: SignupFilterSchema,
+        response: { 200: z.string(), ...errors },
+      },
+      ...route,
+    },
+    async (request, reply) => {
+      const rows = await admin.signupExport(request.query);
+      const headers = [
+        "email",
+        "name",
+        "company",
+        "role",
+        "ai_experience",
+        "platform",
+        "interests",
+        "newsletter",
+        "created_at",
+      ];
+      reply
+        .type("text/csv; charset=utf-8")
+        .header("content-disposition", `attachment; filename="signups-${new Date().toISOString().slice(0, 10)}.csv"`)
+        .header("cache-control", "no-store");
+      return `${toCsv(rows, headers)}\n`;
+    },
+  );
+
+  api.get(
+    "/api/admin/subscribers",
+    {
+      schema: {
+        ...common("Newsletter subscribers (pending, confirmed, unsubscribed)"),
+        querystring: SubscriberListQuerySchema,
+        response: { 200: SubscriberPageSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({ success: true as const, ...(await admin.subscribers(request.query)) }),
+  );
+
+  api.get(
+    "/api/admin/customers",
+    {
+      schema: {
+        ...common("Customers by email or name"),
+        querystring: CustomerListQuerySchema,
+        response: { 200: CustomerPageSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({ success: true as const, ...(await admin.customers(request.query)) }),
+  );
+
+  api.get(
+    "/api/admin/customers/:customerId",
+    {
+      schema: {
+        ...common("A customer with their licenses, devices and live sessions"),
+        params: CustomerParams,
+        response: { 200: CustomerDetailSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      data: await admin.customerDetail(
+        request.params.customerId,
+        async (email) => (await roles.sourceOf(email)) !== null,
+      ),
+    }),
+  );
+
+  api.post(
+    "/api/admin/customers/:customerId/sign-out-everywhere",
+    {
+      schema: {
+        ...common("End every session of a customer"),
+        params: CustomerParams,
+        response: { 200: SignOutEverywhereSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      revoked: await admin.signOutEverywhere(request.params.customerId, adminActor(request), request.ip),
+    }),
+  );
+
+  api.post(
+    "/api/admin/licenses/:licenseKey/actions",
+    {
+      schema: {
+        ...common(
+          "Suspend, reactivate, expire, extend or change a license (reason required)",
+          "Recorded in the audit log with the reason; every instance answers from the new state within `visible_within_seconds` (the license-change message, decision 0026).",
+        ),
+        params: LicenseParams,
+        body: LicenseActionSchema,
+        response: { 200: LicenseActionResponseSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await admin.licenseAction(request.params.licenseKey, request.body, adminActor(request), request.ip)),
+    }),
+  );
+
+  api.get(
+    "/api/admin/audit",
+    {
+      schema: {
+        ...common("The audit log, newest first, filtered by type, actor, target or time"),
+        querystring: AuditQuerySchema,
+        response: { 200: AuditPageSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({ success: true as const, ...(await admin.audit(request.query)) }),
+  );
+
+  api.get(
+    "/api/admin/webhooks",
+    { schema: { ...common("Webhook endpoints"), response: { 200: WebhookListSchema, ...errors } }, ...route },
+    async () => ({ success: true as const, data: await webhooks.list() }),
+  );
+
+  api.post(
+    "/api/admin/webhooks",
+    {
+      schema: {
+        ...common(
+          "Register a webhook endpoint (the signing secret is in this answer only)",
+          "https only in production, to a public address (checked again on every delivery); http is accepted for localhost outside production.",
+        ),
+        body: CreateWebhookSchema,
+        response: { 200: WebhookWithSecretSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await webhooks.create(request.body, adminActor(request), request.ip)),
+    }),
+  );
+
+  api.get(
+    "/api/admin/webhooks/:endpointId",
+    {
+      schema: {
+        ...common("A webhook endpoint"),
+        params: EndpointParams,
+        response: { 200: WebhookEndpointResponseSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({ success: true as const, data: await webhooks.get(request.params.endpointId) }),
+  );
+
+  api.patch(
+    "/api/admin/webhooks/:endpointId",
+    {
+      schema: {
+        ...common("Change an endpoint's URL, events or description; enable or disable it"),
+        params: EndpointParams,
+        body: UpdateWebhookSchema,
+        response: { 200: WebhookEndpointResponseSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      data: await webhooks.update(request.params.endpointId, request.body, adminActor(request), request.ip),
+    }),
+  );
+
+  api.delete(
+    "/api/admin/webhooks/:endpointId",
+    {
+      schema: { ...common("Delete an endpoint"), params: EndpointParams, response: { 200: OkSchema, ...errors } },
+      ...route,
+    },
+    async (request) => {
+      await webhooks.remove(request.params.endpointId, adminActor(request), request.ip);
+      return { success: true as const, message: "Endpoint deleted." };
+    },
+  );
+
+  api.post(
+    "/api/admin/webhooks/:endpointId/rotate-secret",
+    {
+      schema: {
+        ...common("Replace the signing secret (shown once); the old one also signs for 24 hours"),
+        params: EndpointParams,
+        response: { 200: WebhookWithSecretSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await webhooks.rotateSecret(request.params.endpointId, adminActor(request), request.ip)),
+    }),
+  );
+
+  api.post(
+    "/api/admin/webhooks/:endpointId/test",
+    {
+      schema: {
+        ...common("Send a webhook.test event to this endpoint"),
+        params: EndpointParams,
+        response: { 200: QueuedSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      event_id: await webhooks.sendTest(request.params.endpointId),
+      message: "Test event queued.",
+    }),
+  );
+
+  api.get(
+    "/api/admin/webhooks/:endpointId/deliveries",
+    {
+      schema: {
+        ...common("Delivery attempts to this endpoint, newest first, with the status code each got"),
+        params: EndpointParams,
+        querystring: PageQuerySchema,
+        response: { 200: WebhookDeliveryPageSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await webhooks.deliveries(request.params.endpointId, request.query)),
+    }),
+  );
+
+  api.post(
+    "/api/admin/webhooks/:endpointId/deliveries/:deliveryId/resend",
+    {
+      schema: {
+        ...common("Send a delivery's event again (same event id)"),
+        params: DeliveryParams,
+        response: { 200: QueuedSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      event_id: await webhooks.resend(request.params.endpointId, request.params.deliveryId),
+      message: "Delivery queued again.",
+    }),
+  );
+
+  // The customer's own side of the audit log.
+  api.get(
+    "/api/customer/activity",
+    {
+      schema: {
+        tags: ["Customer"],
+        summary: "What happened to my account and licenses, newest first",
+        security: bearer,
+        querystring: PageQuerySchema,
+        response: { 200: ActivityPageSchema, ...errors },
+      },
+      preValidation: requireSession(deps.auth),
+      config: route.config,
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await customerActivity(deps.db, sessionOf(request).customer.id, request.query)),
+    }),
+  );
+}

@@ -1,0 +1,411 @@
+/** What the admin API does: searches and exports over signups, subscribers, customers and the audit log; license actions. */
+import type {
+  AuditQuerySchema,
+  CustomerListQuerySchema,
+  LicenseAction,
+  SignupCountsQuerySchema,
+  SignupFilterSchema,
+  SignupListQuerySchema,
+  SubscriberListQuerySchema,
+} from "@flotilla/contracts/admin";
+import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
+import { tierById } from "@flotilla/contracts/tiers";
+import { type AnyColumn, and, asc, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type { Database } from "../../db/client";
+import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
+import { HttpProblem } from "../../plugins/errors";
+import { type Actor, recordEvent } from "../events/record";
+import { normalizeLicenseKey } from "../licenses/keys";
+import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
+
+type SignupFilter = z.output<typeof SignupFilterSchema>;
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+/** ILIKE pattern for "contains", with the user's % and _ taken literally. */
+const contains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+function fromBound(column: AnyColumn, from: string | undefined) {
+  return from ? sql`${column} >= ${from}::timestamptz` : undefined;
+}
+function toBound(column: AnyColumn, to: string | undefined) {
+  if (!to) return undefined;
+  // A date alone means "to the end of that day" (UTC).
+  return DATE_ONLY.test(to) ? sql`${column} < (${to}::date + 1)::timestamptz` : sql`${column} < ${to}::timestamptz`;
+}
+
+function signupWhere(filter: SignupFilter) {
+  return and(
+    filter.q
+      ? or(
+          ilike(signups.email, contains(filter.q)),
+          ilike(signups.name, contains(filter.q)),
+          ilike(signups.company, contains(filter.q)),
+        )
+      : undefined,
+    filter.role ? eq(signups.role, filter.role) : undefined,
+    filter.platform ? eq(signups.platform, filter.platform) : undefined,
+    filter.experience ? eq(signups.aiExperience, filter.experience) : undefined,
+    filter.interest ? ilike(signups.interests, contains(filter.interest)) : undefined,
+    fromBound(signups.createdAt, filter.from),
+    toBound(signups.createdAt, filter.to),
+  );
+}
+
+function signupView(row: typeof signups.$inferSelect) {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    company: row.company,
+    role: row.role,
+    ai_experience: row.aiExperience,
+    platform: row.platform,
+    interests: row.interests,
+    newsletter: row.newsletter,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+function licenseView(row: typeof licenses.$inferSelect) {
+  return {
+    id: row.id,
+    license_key: row.licenseKey,
+    tier: row.tier,
+    status: row.status,
+    max_machines: row.maxMachines,
+    expires_at: iso(row.expiresAt),
+    last_seen: iso(row.lastSeen),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+function customerView(row: typeof customers.$inferSelect) {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    created_at: row.createdAt.toISOString(),
+    last_sign_in_at: iso(row.lastSignInAt),
+  };
+}
+
+/** (created_at, id) keyset, newest first; created_at is compared as PostgreSQL prints it (microseconds). */
+function beforeCursor(table: { createdAt: AnyColumn; id: AnyColumn }, cursor: string | undefined) {
+  const at = timeCursor(cursor);
+  return at ? sql`(${table.createdAt}, ${table.id}) < (${at.at}::timestamptz, ${at.id}::uuid)` : undefined;
+}
+
+export class AdminService {
+  constructor(
+    private readonly db: Database,
+    /** Publishes a license change to every instance's cache. */
+    private readonly changed: (licenseKey: string) => Promise<void>,
+    private readonly visibleWithinSeconds: () => number,
+  ) {}
+
+  async signups(query: z.output<typeof SignupListQuerySchema>) {
+    const rows = await this.db
+      .select({ row: signups, at: sql<string>`${signups.createdAt}::text` })
+      .from(signups)
+      .where(and(signupWhere(query), beforeCursor(signups, query.cursor)))
+      .orderBy(desc(signups.createdAt), desc(signups.id))
+      .limit(query.limit + 1);
+    const page = pageOf(rows, query.limit, (r) => [r.at, r.row.id]);
+    return { data: page.data.map((r) => signupView(r.row)), next_cursor: page.next_cursor };
+  }
+
+  async signupCounts(query: z.output<typeof SignupCountsQuerySchema>) {
+    // The interval is one of three literals (schema-checked): inlined, so SELECT and GROUP BY are the same expression.
+    const unit = ({ day: "day", week: "week", month: "month" } as const)[query.interval];
+    const period = sql`date_trunc('${sql.raw(unit)}', ${signups.createdAt} at time zone 'UTC')`;
+    const rows = await this.db
+      .select({ period: sql<string>`to_char(${period}, 'YYYY-MM-DD')`, count: sql<number>`count(*)::int` })
+      .from(signups)
+      .where(signupWhere(query))
+      .groupBy(period)
+      .orderBy(period);
+    return { interval: query.interval, total: rows.reduce((sum, row) => sum + row.count, 0), data: rows };
+  }
+
+  /** Every signup matching the filter, oldest first (an export is the whole filter, not a page). */
+  async signupExport(filter: SignupFilter) {
+    const rows = await this.db
+      .select()
+      .from(signups)
+      .where(signupWhere(filter))
+      .orderBy(asc(signups.createdAt), asc(signups.id));
+    return rows.map((row) => {
+      const view = signupView(row);
+      return { ...view, newsletter: view.newsletter ? "yes" : "no" };
+    });
+  }
+
+  async subscribers(query: z.output<typeof SubscriberListQuerySchema>) {
+    const t = newsletterSubscribers;
+    const status =
+      query.status === "confirmed"
+        ? and(isNotNull(t.confirmedAt), isNull(t.unsubscribedAt))
+        : query.status === "pending"
+          ? and(isNull(t.confirmedAt), isNull(t.unsubscribedAt))
+          : query.status === "unsubscribed"
+            ? isNotNull(t.unsubscribedAt)
+            : undefined;
+    const rows = await this.db
+      .select({ row: t, at: sql<string>`${t.createdAt}::text` })
+      .from(t)
+      .where(and(query.q ? ilike(t.email, contains(query.q)) : undefined, status, beforeCursor(t, query.cursor)))
+      .orderBy(desc(t.createdAt), desc(t.id))
+      .limit(query.limit + 1);
+    const page = pageOf(rows, query.limit, (r) => [r.at, r.row.id]);
+    return {
+      data: page.data.map(({ row }) => ({
+        id: row.id,
+        email: row.email,
+        source: row.source,
+        status: row.unsubscribedAt
+          ? ("unsubscribed" as const)
+          : row.confirmedAt
+            ? ("confirmed" as const)
+            : ("pending" as const),
+        subscribed_at: row.subscribedAt.toISOString(),
+        confirmed_at: iso(row.confirmedAt),
+        unsubscribed_at: iso(row.unsubscribedAt),
+      })),
+      next_cursor: page.next_cursor,
+    };
+  }
+
+  async customers(query: z.output<typeof CustomerListQuerySchema>) {
+    const rows = await this.db
+      .select({ row: customers, at: sql<string>`${customers.createdAt}::text` })
+      .from(customers)
+      .where(
+        and(
+          query.q ? or(ilike(customers.email, contains(query.q)), ilike(customers.name, contains(query.q))) : undefined,
+          beforeCursor(customers, query.cursor),
+        ),
+      )
+      .orderBy(desc(customers.createdAt), desc(customers.id))
+      .limit(query.limit + 1);
+    const page = pageOf(rows, query.limit, (r) => [r.at, r.row.id]);
+    return { data: page.data.map((r) => customerView(r.row)), next_cursor: page.next_cursor };
+  }
+
+  private async customer(id: string) {
+    if (!UUID.test(id)) throw new HttpProblem(404, ADMIN_ERRORS.customerNotFound, "NOT_FOUND");
+    const [row] = await this.db.select().from(customers).where(eq(customers.id, id));
+    if (!row) throw new HttpProblem(404, ADMIN_ERRORS.customerNotFound, "NOT_FOUND");
+    return row;
+  }
+
+  async customerDetail(id: string, isAdmin: (email: string) => Promise<boolean>) {
+    const customer = await this.customer(id);
+    const now = new Date();
+    const owned = await this.db
+      .select()
+      .from(licenses)
+      .where(eq(licenses.customerId, id))
+      .orderBy(asc(licenses.createdAt));
+    const withMachines = await Promise.all(
+      owned.map(async (license) => ({
+        ...licenseView(license),
+        machines: (
+          await this.db.select().from(machines).where(eq(machines.licenseId, license.id)).orderBy(asc(machines.boundAt))
+        ).map((m) => ({
+          machine_id: m.machineId,
+          display_id: m.displayId,
+          machine_name: m.machineName,
+          platform: m.platform,
+          is_primary: m.isPrimary,
+          bound_at: m.boundAt.toISOString(),
+          last_seen: iso(m.lastSeen),
+        })),
+      })),
+    );
+    const live = await this.db
+      .select()
+      .from(sessions)
+      .where(
+        and(
+          eq(sessions.customerId, id),
+          isNull(sessions.revokedAt),
+          gt(sessions.expiresAt, now),
+          gt(sessions.absoluteExpiresAt, now),
+        ),
+      )
+      .orderBy(desc(sessions.lastUsedAt));
+    return {
+      customer: customerView(customer),
+      is_admin: await isAdmin(customer.email),
+      licenses: withMachines,
+      sessions: live.map((s) => ({
+        id: s.id,
+        created_at: s.createdAt.toISOString(),
+        last_used_at: s.lastUsedAt.toISOString(),
+        expires_at: (s.expiresAt < s.absoluteExpiresAt ? s.expiresAt : s.absoluteExpiresAt).toISOString(),
+      })),
+    };
+  }
+
+  async signOutEverywhere(id: string, actor: Actor, address: string) {
+    const customer = await this.customer(id);
+    return this.db.transaction(async (tx) => {
+      const revoked = await tx
+        .update(sessions)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(sessions.customerId, customer.id), isNull(sessions.revokedAt)))
+        .returning({ id: sessions.id });
+      await recordEvent(tx, {
+        type: "customer.sessions_revoked",
+        actor,
+        target: { type: "customer", id: customer.id },
+        customerId: customer.id,
+        before: null,
+        after: { revoked: revoked.length },
+        address,
+      });
+      return revoked.length;
+    });
+  }
+
+  /** Suspend, reactivate, expire, extend or change a license; recorded with its reason, published to every cache. */
+  async licenseAction(licenseKey: string, action: LicenseAction, actor: Actor, address: string) {
+    const key = normalizeLicenseKey(licenseKey);
+    const now = new Date();
+    const row = await this.db.transaction(async (tx) => {
+      const [current] = await tx.select().from(licenses).where(eq(licenses.licenseKey, key)).for("update");
+      if (!current) throw new HttpProblem(404, ADMIN_ERRORS.licenseNotFound, "NOT_FOUND");
+      let set: Partial<typeof licenses.$inferInsert>;
+      let type: "license.status_changed" | "license.extended" | "license.updated";
+      let before: Record<string, unknown>;
+      let after: Record<string, unknown>;
+      if (action.action === "suspend" || action.action === "reactivate" || action.action === "expire") {
+        const status = { suspend: "suspended", reactivate: "active", expire: "expired" }[action.action];
+        set = { status };
+        type = "license.status_changed";
+        before = { status: current.status };
+        after = { status };
+      } else if (action.action === "extend") {
+        const expiresAt = action.expires_at ? new Date(action.expires_at) : null;
+        set = { expiresAt };
+        type = "license.extended";
+        before = { expires_at: iso(current.expiresAt) };
+        after = { expires_at: iso(expiresAt) };
+      } else {
+        const tier = action.tier ? tierById(action.tier) : undefined;
+        if (!action.tier && action.max_machines === undefined) {
+          throw new HttpProblem(400, "Give a tier, a device limit, or both.", "VALIDATION_ERROR");
+        }
+        set = {
+          ...(tier ? { tier: tier.tier, features: tier.features, maxMachines: tier.maxMachines } : {}),
+          ...(action.max_machines !== undefined ? { maxMachines: action.max_machines } : {}),
+        };
+        type = "license.updated";
+        before = { tier: current.tier, max_machines: current.maxMachines };
+        after = { tier: set.tier ?? current.tier, max_machines: set.maxMachines ?? current.maxMachines };
+      }
+      const [updated] = await tx
+        .update(licenses)
+        .set({ ...set, updatedAt: now })
+        .where(eq(licenses.id, current.id))
+        .returning();
+      await recordEvent(tx, {
+        type,
+        actor,
+        target: { type: "license", id: current.id },
+        licenseId: current.id,
+        customerId: current.customerId,
+        before,
+        after,
+        reason: action.reason,
+        address,
+      });
+      return updated!;
+    });
+    await this.changed(row.licenseKey);
+    return { data: licenseView(row), visible_within_seconds: this.visibleWithinSeconds() };
+  }
+
+  async audit(query: z.output<typeof AuditQuerySchema>) {
+    const t = auditEvents;
+    const cursor = seqCursor(query.cursor);
+    const rows = await this.db
+      .select()
+      .from(t)
+      .where(
+        and(
+          query.type ? eq(t.type, query.type) : undefined,
+          query.actor
+            ? or(eq(t.actorType, query.actor), ilike(t.actorEmail, contains(query.actor)), eq(t.actorId, query.actor))
+            : undefined,
+          query.target_type ? eq(t.targetType, query.target_type) : undefined,
+          query.target_id ? eq(t.targetId, query.target_id) : undefined,
+          query.customer_id ? eq(t.customerId, query.customer_id) : undefined,
+          query.license_id ? eq(t.licenseId, query.license_id) : undefined,
+          fromBound(t.occurredAt, query.from),
+          toBound(t.occurredAt, query.to),
+          cursor !== null ? lt(t.seq, cursor) : undefined,
+        ),
+      )
+      .orderBy(desc(t.seq))
+      .limit(query.limit + 1);
+    const page = pageOf(rows, query.limit, (row) => [row.seq]);
+    return {
+      data: page.data.map((row) => ({
+        id: row.id,
+        type: row.type,
+        actor: { type: row.actorType, id: row.actorId, email: row.actorEmail },
+        target: { type: row.targetType, id: row.targetId },
+        customer_id: row.customerId,
+        license_id: row.licenseId,
+        before: row.before,
+        after: row.after,
+        reason: row.reason,
+        address: row.address,
+        occurred_at: row.occurredAt.toISOString(),
+      })),
+      next_cursor: page.next_cursor,
+    };
+  }
+}
+
+/** A customer's own activity: events about them or their licenses; staff identities and addresses left out. */
+export async function customerActivity(db: Database, customerId: string, query: { cursor?: string; limit: number }) {
+  const t = auditEvents;
+  const cursor = seqCursor(query.cursor);
+  const rows = await db
+    .select()
+    .from(t)
+    .where(
+      and(
+        or(
+          eq(t.customerId, customerId),
+          sql`${t.licenseId} in (select ${licenses.id} from ${licenses} where ${licenses.customerId} = ${customerId})`,
+        ),
+        cursor !== null ? lt(t.seq, cursor) : undefined,
+      ),
+    )
+    .orderBy(desc(t.seq))
+    .limit(query.limit + 1);
+  const page = pageOf(rows, query.limit, (row) => [row.seq]);
+  return {
+    data: page.data.map((row) => ({
+      id: row.id,
+      type: row.type,
+      actor:
+        row.actorType === "customer" && row.actorId === customerId
+          ? ("you" as const)
+          : row.actorType === "admin"
+            ? ("support" as const)
+            : ("service" as const),
+      target: { type: row.targetType, id: row.targetId },
+      before: row.before,
+      after: row.after,
+      reason: row.reason,
+      occurred_at: row.occurredAt.toISOString(),
+    })),
+    next_cursor: page.next_cursor,
+  };
+}

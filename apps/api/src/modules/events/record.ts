@@ -1,0 +1,127 @@
+/**
+ * The one way to record a state change: `recordEvent(tx, event)` writes the audit row and, in the same
+ * transaction, the outbox rows that report it — one per enabled webhook endpoint subscribed to the event, and the
+ * mail the event sends (if any). Call it with the transaction that makes the change: the change, its audit record
+ * and its notifications commit together or not at all (decision 0030).
+ */
+import { type ActorType, EVENT_TYPES, type EventType, type WebhookPayload } from "@flotilla/contracts/events";
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { auditEvents, customers, licenses, outbox, webhookEndpoints } from "../../db/schema";
+import { MAIL_TEMPLATES, type MailJob } from "../../outbox/mail-templates";
+
+export interface Actor {
+  type: ActorType;
+  /** Customer id, admin's customer id, or the name of the service part ("license-api", "admin-cli"…). */
+  id?: string | null;
+  email?: string | null;
+}
+
+export interface EventInput {
+  type: EventType;
+  actor: Actor;
+  target: { type: string; id: string };
+  before?: unknown;
+  after?: unknown;
+  /** The client address of the request that made the change (request.ip), if a request did. */
+  address?: string | null;
+  /** Why (admin actions on licenses require one). */
+  reason?: string | null;
+  /** The customer the event concerns; with licenseId, it appears in their activity. */
+  customerId?: string | null;
+  licenseId?: string | null;
+  /** Where the event's mail goes, when its type sends one; default: the owner of licenseId / customerId. */
+  recipient?: string | null;
+}
+
+export interface RecordedEvent {
+  id: string;
+  occurredAt: Date;
+}
+
+/** Anything that runs queries: the database or a transaction of it. */
+export type Tx = Pick<Database, "insert" | "select" | "execute">;
+
+const json = (value: unknown) => (value === undefined ? null : value);
+
+async function ownerOf(tx: Tx, input: EventInput): Promise<{ customerId: string | null; email: string | null }> {
+  if (input.licenseId) {
+    const [row] = await tx
+      .select({ customerId: customers.id, email: customers.email })
+      .from(licenses)
+      .innerJoin(customers, eq(customers.id, licenses.customerId))
+      .where(eq(licenses.id, input.licenseId));
+    if (row) return row;
+  }
+  if (input.customerId) {
+    const [row] = await tx
+      .select({ customerId: customers.id, email: customers.email })
+      .from(customers)
+      .where(eq(customers.id, input.customerId));
+    if (row) return row;
+  }
+  return { customerId: input.customerId ?? null, email: null };
+}
+
+export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEvent> {
+  if (!(input.type in EVENT_TYPES)) throw new Error(`unknown event type ${input.type}`);
+  const template = MAIL_TEMPLATES[input.type];
+  const needsOwner = Boolean((input.licenseId && !input.customerId) || (template && !input.recipient));
+  const owner = needsOwner ? await ownerOf(tx, input) : { customerId: input.customerId ?? null, email: null };
+  const [row] = await tx
+    .insert(auditEvents)
+    .values({
+      type: input.type,
+      actorType: input.actor.type,
+      actorId: input.actor.id ?? null,
+      actorEmail: input.actor.email ?? null,
+      targetType: input.target.type,
+      targetId: input.target.id,
+      customerId: owner.customerId,
+      licenseId: input.licenseId ?? null,
+      before: json(input.before),
+      after: json(input.after),
+      reason: input.reason ?? null,
+      address: input.address ?? null,
+    })
+    .returning({ id: auditEvents.id, occurredAt: auditEvents.occurredAt });
+  if (!row) throw new Error("audit insert returned no row");
+
+  if (EVENT_TYPES[input.type].webhook) {
+    const payload: WebhookPayload = {
+      id: row.id,
+      type: input.type,
+      created: row.occurredAt.toISOString(),
+      data: { target: input.target, before: json(input.before), after: json(input.after) },
+    };
+    const endpoints = await tx
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.enabled, true),
+          sql`${webhookEndpoints.events} @> ${JSON.stringify([input.type])}::jsonb`,
+        ),
+      );
+    if (endpoints.length > 0) {
+      await tx
+        .insert(outbox)
+        .values(
+          endpoints.map((endpoint) => ({ eventId: row.id, channel: "webhook", endpointId: endpoint.id, payload })),
+        );
+    }
+  }
+
+  if (template) {
+    const to = input.recipient ?? owner.email;
+    if (to) {
+      const job: MailJob = {
+        template: input.type,
+        to,
+        data: { target: input.target, before: json(input.before), after: json(input.after) },
+      };
+      await tx.insert(outbox).values({ eventId: row.id, channel: "email", payload: job });
+    }
+  }
+  return row;
+}

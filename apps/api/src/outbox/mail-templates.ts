@@ -1,0 +1,128 @@
+/**
+ * The mails the service sends, keyed by the event that sends them. recordEvent stores a MailJob (template, address,
+ * the event's data) in the outbox; the runner renders it when it delivers, with the public origin and the secret
+ * that sign links — nothing secret is stored in the outbox. Every mail has a plain-text and an HTML part.
+ */
+import { createHmac } from "node:crypto";
+import { BRAND } from "@flotilla/contracts/brand";
+import type { EventType } from "@flotilla/contracts/events";
+
+export interface MailJob {
+  template: EventType;
+  to: string;
+  data: { target: { type: string; id: string }; before: unknown; after: unknown };
+}
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+export interface MailContext {
+  publicOrigin: string;
+  secret: string;
+}
+
+type Fields = Record<string, unknown>;
+type Template = (data: MailJob["data"], context: MailContext) => RenderedMail;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Same as newsletter/service.ts: `<id>.<HMAC>`; kept here so rendering needs no module import cycle. */
+export function unsubscribeLink(context: MailContext, subscriberId: string): string {
+  const mac = createHmac("sha256", context.secret).update(`newsletter-unsubscribe:${subscriberId}`).digest("base64url");
+  return `${context.publicOrigin}/newsletter/unsubscribe?token=${encodeURIComponent(`${subscriberId}.${mac}`)}`;
+}
+
+/** `<id>.<sent-at ms>.<HMAC>`: valid only for the latest confirmation asked for (newsletter/service.ts checks). */
+export function confirmationToken(secret: string, subscriberId: string, sentAtMs: number): string {
+  const mac = createHmac("sha256", secret).update(`newsletter-confirm:${subscriberId}:${sentAtMs}`).digest("base64url");
+  return `${subscriberId}.${sentAtMs}.${mac}`;
+}
+
+/** Paragraphs of text (a line starting with http becomes a link in HTML). */
+function compose(subject: string, paragraphs: string[], extraHeaders: Record<string, string> = {}): RenderedMail {
+  const footer = `— ${BRAND.name}`;
+  const text = `${paragraphs.join("\n\n")}\n\n${footer}\n`;
+  const body = paragraphs
+    .map((p) =>
+      /^https?:\/\//.test(p)
+        ? `<p><a href="${escapeHtml(p)}">${escapeHtml(p)}</a></p>`
+        : `<p>${escapeHtml(p).replace(/\n/g, "<br>")}</p>`,
+    )
+    .join("\n");
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">\n${body}\n<p style="color:#666">${escapeHtml(footer)}</p>\n</body></html>\n`;
+  return { subject, text, html, headers: extraHeaders };
+}
+
+function listUnsubscribe(context: MailContext, subscriberId: unknown): Record<string, string> {
+  return typeof subscriberId === "string" ? { "List-Unsubscribe": `<${unsubscribeLink(context, subscriberId)}>` } : {};
+}
+
+const str = (value: unknown, fallback = "") =>
+  typeof value === "string" || typeof value === "number" ? String(value) : fallback;
+
+export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
+  "signup.created": (data, context) => {
+    const after = (data.after ?? {}) as Fields;
+    return compose(`You're on the ${BRAND.name} early-access list`, [
+      `Hi ${str(after.name, "there")},`,
+      `Thanks for joining the ${BRAND.name} early-access programme. We'll write when your invitation is ready.`,
+      ...(after.newsletter ? ["You also asked for the newsletter: a separate mail asks you to confirm it."] : []),
+      `${context.publicOrigin}/`,
+    ]);
+  },
+  "newsletter.subscription_requested": (data, context) => {
+    const after = (data.after ?? {}) as Fields;
+    const sentAt = Date.parse(str(after.confirmation_sent_at));
+    const link = `${context.publicOrigin}/newsletter/confirm?token=${encodeURIComponent(
+      confirmationToken(context.secret, data.target.id, sentAt),
+    )}`;
+    return compose(
+      `Confirm your ${BRAND.name} newsletter subscription`,
+      [
+        `Someone — hopefully you — asked to receive the ${BRAND.name} newsletter at this address.`,
+        "Confirm with this link (valid for 7 days):",
+        link,
+        "If it wasn't you, ignore this mail: nothing is sent until the address is confirmed.",
+      ],
+      listUnsubscribe(context, data.target.id),
+    );
+  },
+  "license.created": (data, context) => {
+    const after = (data.after ?? {}) as Fields;
+    return compose(`Your ${BRAND.name} license`, [
+      `Your ${str(after.tier)} license is ready. Its key:`,
+      str(after.license_key),
+      `Paste it into ${BRAND.name} on up to ${str(after.max_machines)} devices. Manage them from your dashboard:`,
+      `${context.publicOrigin}/dashboard`,
+    ]);
+  },
+  "license.key_rotated": (data, context) => {
+    const after = (data.after ?? {}) as Fields;
+    // The new key is never mailed: it was shown once, in the dashboard, to whoever rotated it.
+    return compose(`Your ${BRAND.name} license key changed`, [
+      `Your license has a new key${after.key_hint ? ` (ending ${str(after.key_hint)})` : ""}; the old one stops working${after.previous_key_valid_until ? ` at ${str(after.previous_key_valid_until)}` : " within the hour"}. Your devices keep their slots when they use the new key.`,
+      "If you did not ask for this, sign in and check your devices:",
+      `${context.publicOrigin}/dashboard`,
+    ]);
+  },
+  "license.machine_limit_reached": (data, context) => {
+    const after = (data.after ?? {}) as Fields;
+    return compose(`A device could not activate your ${BRAND.name} license`, [
+      `Every device slot of your license is in use${after.max_machines ? ` (${str(after.max_machines)})` : ""}, so a new device was refused${after.machine_name ? ` (${str(after.machine_name)})` : ""}.`,
+      "Remove a device you no longer use, or upgrade your plan:",
+      `${context.publicOrigin}/dashboard`,
+    ]);
+  },
+};
+
+export function renderMail(job: MailJob, context: MailContext): RenderedMail {
+  const template = MAIL_TEMPLATES[job.template];
+  if (!template) throw new Error(`no mail template for ${job.template}`);
+  return template(job.data, context);
+}

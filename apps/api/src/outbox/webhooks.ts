@@ -1,0 +1,73 @@
+/** Sends one webhook: a signed POST, no redirects followed, a short timeout, SSRF rules on every connection. */
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { BRAND } from "@flotilla/contracts/brand";
+import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
+import { guardedLookup, type UrlPolicy, webhookUrlProblem } from "../lib/net-guard";
+import { signWebhook } from "./signature";
+
+export interface WebhookAttempt {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookRequest {
+  url: string;
+  secrets: string[];
+  eventId: string;
+  eventType: string;
+  body: string;
+}
+
+export async function sendWebhook(
+  input: WebhookRequest,
+  options: { policy: UrlPolicy; timeoutMs: number; now?: () => number },
+): Promise<WebhookAttempt> {
+  const started = Date.now();
+  const problem = webhookUrlProblem(input.url, options.policy);
+  if (problem) return { ok: false, statusCode: null, error: `refused: ${problem}`, durationMs: 0 };
+  const url = new URL(input.url);
+  const timestamp = Math.floor((options.now?.() ?? Date.now()) / 1000);
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<WebhookAttempt>((resolve) => {
+    const done = (statusCode: number | null, error: string | null) =>
+      resolve({
+        ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
+        statusCode,
+        error,
+        durationMs: Date.now() - started,
+      });
+    const req = send(
+      url,
+      {
+        method: "POST",
+        lookup: guardedLookup(options.policy) as never,
+        timeout: options.timeoutMs,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": `${BRAND.name}-Webhooks/1`,
+          [WEBHOOK_HEADERS.signature]: signWebhook(input.secrets, input.body, timestamp),
+          [WEBHOOK_HEADERS.eventId]: input.eventId,
+          [WEBHOOK_HEADERS.eventType]: input.eventType,
+          "content-length": Buffer.byteLength(input.body),
+        },
+      },
+      (res) => {
+        // Read (and discard) at most a little of the answer: the status code is what counts.
+        let read = 0;
+        res.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > 64 * 1024) res.destroy();
+        });
+        res.on("end", () => done(res.statusCode ?? null, null));
+        res.on("error", () => done(res.statusCode ?? null, null));
+        res.on("close", () => done(res.statusCode ?? null, null));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
+    req.on("error", (error: NodeJS.ErrnoException) => done(null, error.message.slice(0, 300)));
+    req.end(input.body);
+  });
+}

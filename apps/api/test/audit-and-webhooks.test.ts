@@ -1,0 +1,335 @@
+/**
+ * Issue 16: the audit log (append-only, written with the change) and webhooks from the transactional outbox,
+ * delivered to a real HTTP receiver: signatures, a receiver that fails then recovers, dedupe by event id, resend,
+ * test events, giving up after three days, and SSRF rules.
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, outbox, webhookEndpoints } from "../src/db/schema";
+import { isPublicAddress, webhookUrlProblem } from "../src/lib/net-guard";
+import { recordEvent } from "../src/modules/events/record";
+import { retryDelayMs } from "../src/outbox/runner";
+import { signWebhook, verifyWebhookSignature } from "../src/outbox/signature";
+import { validSignup } from "./fixtures";
+import { devSignIn } from "./helpers/dev-sign-in";
+import { createTestApp } from "./helpers/test-app";
+
+const ADMIN = "ops.admin@example.com";
+const { app, close } = await createTestApp({ adminEmails: [ADMIN], backgroundJobs: false, webhookTimeoutMs: 2_000 });
+
+interface Received {
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+/** A receiver that answers with whatever `answer` says next, verifies nothing itself, and records everything. */
+const received: Received[] = [];
+let answers: number[] = [];
+const receiver: Server = createServer((request, response) => {
+  let body = "";
+  request.on("data", (chunk) => {
+    body += chunk;
+  });
+  request.on("end", () => {
+    received.push({ headers: request.headers, body });
+    response.statusCode = answers.shift() ?? 200;
+    response.end("ok");
+  });
+});
+let receiverUrl = "";
+let admin: string;
+let customer: string;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  admin = (await devSignIn(app, { email: ADMIN, name: "Ops Admin" })).token;
+  customer = (await devSignIn(app, { email: "carol.customer@example.com", name: "Carol Customer" })).token;
+});
+afterAll(async () => {
+  receiver.close();
+  await close();
+});
+
+const asAdmin = (method: string, url: string, payload?: unknown) =>
+  app.inject({
+    method: method as "GET",
+    url,
+    headers: { authorization: `Bearer ${admin}` },
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
+
+async function register(events: string[], url = receiverUrl) {
+  const response = await asAdmin("POST", "/api/admin/webhooks", { url, events });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { data: { id: string }; secret: string };
+}
+
+describe("audit log", () => {
+  it("records a signup with its address and target in the signup's transaction, with its mail in the outbox", async () => {
+    const response = await app.inject({
+      method: "POST",
+      url: "/api/signup",
+      payload: validSignup({ email: "audit.one@example.com" }),
+      remoteAddress: "203.0.113.9",
+    });
+    expect(response.statusCode).toBe(200);
+    const [event] = await app.database.db.select().from(auditEvents).where(eq(auditEvents.type, "signup.created"));
+    expect(event).toMatchObject({
+      actorType: "customer",
+      actorEmail: "audit.one@example.com",
+      targetType: "signup",
+      address: "203.0.113.9",
+      before: null,
+    });
+    expect((event!.after as { role: string }).role).toBe("Tech Lead");
+    const mails = await app.database.db.select().from(outbox).where(eq(outbox.eventId, event!.id));
+    expect(mails.map((row) => row.channel)).toEqual(["email"]);
+  });
+
+  it("a change that fails leaves no audit row and no outbox row (same transaction)", async () => {
+    const before = await app.database.db.select({ n: sql<number>`count(*)::int` }).from(auditEvents);
+    await expect(
+      app.database.db.transaction(async (tx) => {
+        await recordEvent(tx, {
+          type: "admin.granted",
+          actor: { type: "system" },
+          target: { type: "admin", id: "x@example.com" },
+        });
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    const after = await app.database.db.select({ n: sql<number>`count(*)::int` }).from(auditEvents);
+    expect(after[0]!.n).toBe(before[0]!.n);
+  });
+
+  it("is append-only: UPDATE, DELETE and TRUNCATE are refused by the database", async () => {
+    const db = app.database.db;
+    await expect(db.execute(sql`update audit_events set actor_email = 'forged@example.com'`)).rejects.toThrow();
+    await expect(db.execute(sql`delete from audit_events`)).rejects.toThrow();
+    await expect(db.execute(sql`truncate audit_events`)).rejects.toThrow();
+    const rows = await db.select().from(auditEvents);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((row) => row.actorEmail === "forged@example.com")).toBe(false);
+  });
+
+  it("records license creation, machine binding and removal with the customer as actor", async () => {
+    const bearer = { authorization: `Bearer ${customer}` };
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers: bearer,
+      payload: { tier: "free" },
+    });
+    expect(created.statusCode).toBe(200);
+    const key = created.json().data.license.license_key;
+    for (const id of ["m-one", "m-two"]) {
+      await app.inject({ method: "POST", url: "/api/license/validate", payload: { license_key: key, machine_id: id } });
+    }
+    const removed = await app.inject({ method: "DELETE", url: `/api/license/machines/${key}/m-two`, headers: bearer });
+    expect(removed.statusCode).toBe(200);
+    const types = (await app.database.db.select().from(auditEvents).orderBy(auditEvents.seq)).map((row) => row.type);
+    expect(types).toEqual(expect.arrayContaining(["license.created", "machine.bound", "machine.removed"]));
+    const activity = await app.inject({ url: "/api/customer/activity", headers: bearer });
+    expect(activity.statusCode).toBe(200);
+    const mine = activity.json().data as { type: string; actor: string }[];
+    expect(mine.map((event) => event.type)).toEqual([
+      "machine.removed",
+      "machine.bound",
+      "machine.bound",
+      "license.created",
+      "customer.created",
+    ]);
+    expect(mine[0]!.actor).toBe("you");
+    expect(mine[1]!.actor).toBe("service");
+    expect(activity.body).not.toContain("address");
+  });
+});
+
+describe("webhooks", () => {
+  it("signs, delivers after the commit, and the receiver verifies; a forged or replayed request does not verify", async () => {
+    const { secret, data } = await register(["license.created", "license.status_changed"]);
+    expect(secret).toMatch(/^whsec_/);
+    // The secret is stored encrypted, never as given.
+    const [stored] = await app.database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, data.id));
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    // Listing never shows it again.
+    expect((await asAdmin("GET", "/api/admin/webhooks")).body).not.toContain(secret);
+
+    const other = await devSignIn(app, { email: "dave.dev@example.com", name: "Dave Dev" });
+    await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers: { authorization: `Bearer ${other.token}` },
+      payload: { tier: "free" },
+    });
+    received.length = 0;
+    const outcome = await app.outbox.runOnce();
+    expect(outcome.delivered).toBeGreaterThanOrEqual(1);
+    const hook = received.find((r) => r.headers[WEBHOOK_HEADERS.eventType] === "license.created");
+    expect(hook).toBeDefined();
+    const signature = hook!.headers[WEBHOOK_HEADERS.signature] as string;
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifyWebhookSignature(secret, signature, hook!.body)).toMatchObject({ ok: true });
+    const payload = JSON.parse(hook!.body);
+    expect(payload).toMatchObject({ type: "license.created", id: hook!.headers[WEBHOOK_HEADERS.eventId] });
+
+    // Attacker's side: a body changed in transit, a signature made with another secret, an old request replayed.
+    expect(verifyWebhookSignature(secret, signature, hook!.body.replace("free", "ultra"))).toEqual({
+      ok: false,
+      reason: "signature",
+    });
+    const forged = signWebhook(["whsec_attacker"], hook!.body, Math.floor(Date.now() / 1000));
+    expect(verifyWebhookSignature(secret, forged, hook!.body)).toEqual({ ok: false, reason: "signature" });
+    const t = Number(/t=(\d+)/.exec(signature)![1]);
+    expect(verifyWebhookSignature(secret, signature, hook!.body, t + 3600)).toEqual({ ok: false, reason: "stale" });
+    expect(verifyWebhookSignature(secret, "v1=abc", hook!.body)).toEqual({ ok: false, reason: "malformed" });
+    await asAdmin("DELETE", `/api/admin/webhooks/${data.id}`);
+  });
+
+  it("retries a failing receiver with backoff; it recovers; the same event id every time; the log shows each answer", async () => {
+    const { data } = await register(["license.status_changed"]);
+    const owner = await devSignIn(app, { email: "erin.retry@example.com", name: "Erin Retry" });
+    const license = (
+      await app.inject({
+        method: "POST",
+        url: "/api/customer/licenses",
+        headers: { authorization: `Bearer ${owner.token}` },
+        payload: { tier: "free" },
+      })
+    ).json().data.license;
+    const action = await asAdmin("POST", `/api/admin/licenses/${license.license_key}/actions`, {
+      action: "suspend",
+      reason: "chargeback",
+    });
+    expect(action.statusCode, action.body).toBe(200);
+    received.length = 0;
+    answers = [500, 503];
+    const start = Date.now();
+    expect((await app.outbox.runOnce(new Date(start))).retrying).toBe(1);
+    // Not due yet: nothing is sent again before the backoff.
+    expect((await app.outbox.runOnce(new Date(start + 1_000))).claimed).toBe(0);
+    expect((await app.outbox.runOnce(new Date(start + 60_000))).retrying).toBe(1);
+    expect((await app.outbox.runOnce(new Date(start + 10 * 60_000))).delivered).toBe(1);
+    expect(received.map((r) => r.headers[WEBHOOK_HEADERS.eventType])).toEqual([
+      "license.status_changed",
+      "license.status_changed",
+      "license.status_changed",
+    ]);
+    const ids = new Set(received.map((r) => r.headers[WEBHOOK_HEADERS.eventId]));
+    expect(ids.size).toBe(1);
+    // A receiver that dedupes by event id processes it once.
+    const processed = new Set<string>();
+    for (const r of received) processed.add(JSON.parse(r.body).id);
+    expect(processed.size).toBe(1);
+    expect(JSON.parse(received[2]!.body).data).toMatchObject({
+      before: { status: "active" },
+      after: { status: "suspended" },
+    });
+
+    const log = await asAdmin("GET", `/api/admin/webhooks/${data.id}/deliveries`);
+    expect(log.json().data.map((d: { status_code: number }) => d.status_code)).toEqual([200, 503, 500]);
+
+    // Manual resend: the same event id again.
+    const resend = await asAdmin("POST", `/api/admin/webhooks/${data.id}/deliveries/${log.json().data[0].id}/resend`);
+    expect(resend.statusCode).toBe(200);
+    received.length = 0;
+    await app.outbox.runOnce(new Date(start + 11 * 60_000));
+    expect(received.map((r) => r.headers[WEBHOOK_HEADERS.eventId])).toEqual([[...ids][0]]);
+
+    // A test event reaches only this endpoint.
+    const test = await asAdmin("POST", `/api/admin/webhooks/${data.id}/test`);
+    received.length = 0;
+    await app.outbox.runOnce(new Date(start + 12 * 60_000));
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers[WEBHOOK_HEADERS.eventId]).toBe(test.json().event_id);
+    expect(received[0]!.headers[WEBHOOK_HEADERS.eventType]).toBe("webhook.test");
+    await asAdmin("DELETE", `/api/admin/webhooks/${data.id}`);
+  });
+
+  it("gives up after three days and disables the endpoint (recorded in the audit log)", async () => {
+    const { data } = await register(["license.status_changed"]);
+    const owner = await devSignIn(app, { email: "fay.fail@example.com", name: "Fay Fail" });
+    const license = (
+      await app.inject({
+        method: "POST",
+        url: "/api/customer/licenses",
+        headers: { authorization: `Bearer ${owner.token}` },
+        payload: { tier: "free" },
+      })
+    ).json().data.license;
+    await asAdmin("POST", `/api/admin/licenses/${license.license_key}/actions`, {
+      action: "expire",
+      reason: "trial over",
+    });
+    answers = Array(100).fill(500);
+    let now = Date.now();
+    let dead = 0;
+    for (let round = 0; round < 60 && dead === 0; round++) {
+      const outcome = await app.outbox.runOnce(new Date(now));
+      dead += outcome.dead;
+      now += 7 * 60 * 60 * 1000;
+    }
+    answers = [];
+    expect(dead).toBe(1);
+    const endpoint = (await asAdmin("GET", `/api/admin/webhooks/${data.id}`)).json().data;
+    expect(endpoint.enabled).toBe(false);
+    expect(endpoint.disabled_reason).toMatch(/72 hours/);
+    const audit = await asAdmin("GET", "/api/admin/audit?type=webhook.endpoint_disabled");
+    expect(audit.json().data[0]).toMatchObject({ actor: { type: "system" }, target: { id: data.id } });
+  });
+
+  it("backoff doubles with jitter and stays within its cap", () => {
+    expect(retryDelayMs(1, () => 0)).toBe(15_000);
+    expect(retryDelayMs(2, () => 0.999_999)).toBeLessThanOrEqual(60_000);
+    expect(retryDelayMs(3, () => 0)).toBe(60_000);
+    expect(retryDelayMs(30, () => 0.999_999)).toBeLessThanOrEqual(6 * 60 * 60 * 1000);
+  });
+
+  it("SSRF: in production only https to public addresses; http only to localhost outside production", () => {
+    for (const url of [
+      "http://example.com/hook",
+      "https://127.0.0.1/hook",
+      "https://localhost/hook",
+      "https://10.0.0.5/hook",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::1]/hook",
+      "https://[fd00::1]/hook",
+      "https://[::ffff:127.0.0.1]/hook",
+      "https://metadata.internal/hook",
+      "https://user:pass@example.com/hook",
+      "file:///etc/passwd",
+    ]) {
+      expect(webhookUrlProblem(url, "production"), url).not.toBeNull();
+    }
+    expect(webhookUrlProblem("https://hooks.example.com/flotilla", "production")).toBeNull();
+    expect(webhookUrlProblem("https://93.184.216.34/hook", "production")).toBeNull();
+    expect(webhookUrlProblem("http://127.0.0.1:4000/hook", "development")).toBeNull();
+    expect(webhookUrlProblem("http://hooks.example.com/hook", "development")).not.toBeNull();
+    expect(isPublicAddress("8.8.8.8")).toBe(true);
+    expect(isPublicAddress("192.168.1.1")).toBe(false);
+  });
+
+  it("SSRF: a production service refuses to register a loopback receiver", async () => {
+    const production = await createTestApp({ env: "production", adminEmails: [ADMIN], backgroundJobs: false });
+    try {
+      const token = (await devSignIn(production.app, { email: ADMIN, name: "Ops Admin" })).token;
+      for (const url of [receiverUrl, receiverUrl.replace("http:", "https:"), "https://10.1.2.3/x"]) {
+        const response = await production.app.inject({
+          method: "POST",
+          url: "/api/admin/webhooks",
+          headers: { authorization: `Bearer ${token}` },
+          payload: { url, events: ["license.created"] },
+        });
+        expect(response.statusCode, url).toBe(400);
+        expect(response.json().code).toBe("INVALID_WEBHOOK_URL");
+      }
+      // And the development mail page does not exist there.
+      expect((await production.app.inject("/dev/mail")).statusCode).toBe(404);
+    } finally {
+      await production.close();
+    }
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * The admin API's contracts (/api/admin/*): filters, pages, actions and answers. Pages are keyset-paginated:
+ * pass back `next_cursor` as `cursor` until it is null.
+ */
+import { z } from "zod";
+import { EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from "./events";
+import { TIER_IDS } from "./tiers";
+
+export const ADMIN_ERRORS = {
+  forbidden: "This needs an admin account.",
+  reasonRequired: "Give a reason for the change.",
+  badCursor: "This page link is no longer valid; start from the first page.",
+  customerNotFound: "No customer with this id.",
+  licenseNotFound: "No license with this key.",
+  endpointNotFound: "No webhook endpoint with this id.",
+  deliveryNotFound: "No delivery with this id for this endpoint.",
+} as const;
+
+const optionalText = z.string().trim().max(200).optional();
+const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date()).optional();
+
+export const PageQuerySchema = z.object({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const SignupFilterSchema = z.object({
+  q: optionalText,
+  role: optionalText,
+  platform: optionalText,
+  experience: optionalText,
+  interest: optionalText,
+  from: isoDate,
+  to: isoDate,
+});
+export const SignupListQuerySchema = SignupFilterSchema.extend(PageQuerySchema.shape);
+export const SignupCountsQuerySchema = SignupFilterSchema.extend({
+  interval: z.enum(["day", "week", "month"]).default("day"),
+});
+
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({ success: z.literal(true), data: z.array(item), next_cursor: z.string().nullable() });
+
+export const AdminSignupSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  company: z.string(),
+  role: z.string(),
+  ai_experience: z.string(),
+  platform: z.string(),
+  interests: z.string(),
+  newsletter: z.boolean(),
+  created_at: z.string(),
+});
+export const SignupPageSchema = page(AdminSignupSchema);
+export const SignupCountsSchema = z.object({
+  success: z.literal(true),
+  interval: z.enum(["day", "week", "month"]),
+  total: z.number().int(),
+  data: z.array(z.object({ period: z.string(), count: z.number().int() })),
+});
+
+export const SUBSCRIBER_STATUSES = ["pending", "confirmed", "unsubscribed"] as const;
+export const SubscriberListQuerySchema = PageQuerySchema.extend({
+  q: optionalText,
+  status: z.enum(SUBSCRIBER_STATUSES).optional(),
+});
+export const AdminSubscriberSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  source: z.string(),
+  status: z.enum(SUBSCRIBER_STATUSES),
+  subscribed_at: z.string(),
+  confirmed_at: z.string().nullable(),
+  unsubscribed_at: z.string().nullable(),
+});
+export const SubscriberPageSchema = page(AdminSubscriberSchema);
+
+export const CustomerListQuerySchema = PageQuerySchema.extend({ q: optionalText });
+export const AdminCustomerSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  last_sign_in_at: z.string().nullable(),
+});
+export const CustomerPageSchema = page(AdminCustomerSchema);
+export const AdminLicenseSchema = z.object({
+  id: z.string(),
+  license_key: z.string(),
+  tier: z.string(),
+  status: z.string(),
+  max_machines: z.number().int(),
+  expires_at: z.string().nullable(),
+  last_seen: z.string().nullable(),
+  created_at: z.string(),
+});
+export const CustomerDetailSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    customer: AdminCustomerSchema,
+    is_admin: z.boolean(),
+    licenses: z.array(
+      AdminLicenseSchema.extend({
+        machines: z.array(
+          z.object({
+            machine_id: z.string(),
+            display_id: z.string(),
+            machine_name: z.string().nullable(),
+            platform: z.string().nullable(),
+            is_primary: z.boolean(),
+            bound_at: z.string(),
+            last_seen: z.string().nullable(),
+          }),
+        ),
+      }),
+    ),
+    sessions: z.array(
+      z.object({
+        id: z.string(),
+        created_at: z.string(),
+        last_used_at: z.string(),
+        expires_at: z.string(),
+      }),
+    ),
+  }),
+});
+export const SignOutEverywhereSchema = z.object({ success: z.literal(true), revoked: z.number().int() });
+
+const reason = z.string({ error: ADMIN_ERRORS.reasonRequired }).trim().min(3, ADMIN_ERRORS.reasonRequired).max(500);
+export const LicenseActionSchema = z.discriminatedUnion("action", [
+  z.strictObject({ action: z.literal("suspend"), reason }),
+  z.strictObject({ action: z.literal("reactivate"), reason }),
+  z.strictObject({ action: z.literal("expire"), reason }),
+  z.strictObject({
+    action: z.literal("extend"),
+    reason,
+    /** The new end date; null removes it (never ends). */
+    expires_at: z.iso.datetime({ offset: true }).nullable(),
+  }),
+  z.strictObject({
+    action: z.literal("change"),
+    reason,
+    tier: z.enum(TIER_IDS as [string, ...string[]]).optional(),
+    max_machines: z.number().int().min(1).max(1000).optional(),
+  }),
+]);
+export type LicenseAction = z.infer<typeof LicenseActionSchema>;
+export const LicenseActionResponseSchema = z.object({
+  success: z.literal(true),
+  data: AdminLicenseSchema,
+  /** Seconds within which every instance answers from the new state. */
+  visible_within_seconds: z.number(),
+});
+
+export const AuditQuerySchema = PageQuerySchema.extend({
+  type: z.enum(EVENT_TYPE_NAMES).optional(),
+  actor: optionalText,
+  target_type: optionalText,
+  target_id: optionalText,
+  customer_id: z.uuid().optional(),
+  license_id: z.uuid().optional(),
+  from: isoDate,
+  to: isoDate,
+});
+export const AuditEventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  actor: z.object({ type: z.string(), id: z.string().nullable(), email: z.string().nullable() }),
+  target: z.object({ type: z.string(), id: z.string() }),
+  customer_id: z.string().nullable(),
+  license_id: z.string().nullable(),
+  before: z.unknown(),
+  after: z.unknown(),
+  reason: z.string().nullable(),
+  address: z.string().nullable(),
+  occurred_at: z.string(),
+});
+export const AuditPageSchema = page(AuditEventSchema);
+
+/** What a customer sees of their own activity: no addresses, no staff identities. */
+export const ActivityEventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  actor: z.enum(["you", "support", "service"]),
+  target: z.object({ type: z.string(), id: z.string() }),
+  before: z.unknown(),
+  after: z.unknown(),
+  reason: z.string().nullable(),
+  occurred_at: z.string(),
+});
+export const ActivityPageSchema = page(ActivityEventSchema);
+
+const webhookEvents = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(WEBHOOK_EVENT_TYPES.length);
+export const CreateWebhookSchema = z.strictObject({
+  url: z.string().trim().min(1).max(2000),
+  events: webhookEvents,
+  description: z.string().trim().max(200).default(""),
+});
+export const UpdateWebhookSchema = z.strictObject({
+  url: z.string().trim().min(1).max(2000).optional(),
+  events: webhookEvents.optional(),
+  description: z.string().trim().max(200).optional(),
+  enabled: z.boolean().optional(),
+});
+export const WebhookEndpointSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  description: z.string(),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const WebhookEndpointResponseSchema = z.object({ success: z.literal(true), data: WebhookEndpointSchema });
+/** Creation and rotation answer the secret once; it is never shown again. */
+export const WebhookWithSecretSchema = z.object({
+  success: z.literal(true),
+  data: WebhookEndpointSchema,
+  secret: z.string(),
+});
+export const WebhookListSchema = z.object({ success: z.literal(true), data: z.array(WebhookEndpointSchema) });
+export const WebhookDeliverySchema = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  attempt: z.number().int(),
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+  created_at: z.string(),
+});
+export const WebhookDeliveryPageSchema = page(WebhookDeliverySchema);
+export const QueuedSchema = z.object({ success: z.literal(true), event_id: z.string(), message: z.string() });
+
+export const AdminMeSchema = z.object({
+  success: z.literal(true),
+  data: z.object({ email: z.string(), source: z.enum(["config", "granted"]) }),
+});
