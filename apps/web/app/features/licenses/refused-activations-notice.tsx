@@ -61,7 +61,7 @@ export function RefusedActivationsNotice({
           </p>
           <p className="mt-1 text-sm">
             <span className="font-medium break-words">{latest.machine_name ?? latest.display_id}</span>
-            {details && <span className="break-all"> ({details})</span>} could not start {BRAND.name}{" "}
+            {details && <span className="[overflow-wrap:anywhere]"> ({details})</span>} could not start {BRAND.name}{" "}
             <RelativeTime iso={latest.refused_at} />: every slot is taken.
             {others > 0 && ` ${others === 1 ? "1 other device was" : `${others} other devices were`} refused too.`}
           </p>
