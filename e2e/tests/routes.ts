@@ -6,6 +6,7 @@ export const PUBLIC_PAGES: readonly { path: string; heading: RegExp }[] = [
   { path: "/terms", heading: /Terms of Service/i },
   { path: "/privacy", heading: /Privacy Policy/i },
   { path: "/api-reference", heading: /API Reference/i },
+  { path: "/publishers-guide", heading: /Publisher.s guide to licensing/i },
   { path: "/blog", heading: /Notes from the command centre/i },
   { path: "/docs", heading: /Getting Started/i },
   { path: "/docs/getting-started", heading: /Getting Started/i },

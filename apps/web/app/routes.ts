@@ -16,6 +16,7 @@ export default [
     route("pricing", "routes/pricing.tsx"),
     route("about", "routes/about.tsx"),
     route("api-reference", "routes/api-reference.tsx"),
+    route("publishers-guide", "routes/publishers-guide.tsx"),
     route("terms", "routes/terms.tsx"),
     route("privacy", "routes/privacy.tsx"),
     route("docs", "routes/docs-layout.tsx", {}, [

@@ -12,6 +12,8 @@ export const MESSAGES = {
   machinePanelLoadFailed: "Unable to load machine data",
   machineRemoveFailed: "Failed to remove machine",
   machineRestoreFailed: "Failed to allow the device again",
+  licenseRotateFailed: "Failed to rotate the license key",
+  refusalsDismissFailed: "Failed to dismiss the notice",
   signOutEverywhereFailed: "Could not sign out everywhere. Please try again.",
   dashboardLoadFailed: "Failed to load dashboard data",
   dashboardLoadFailedShort: "Failed to load dashboard",

@@ -26,6 +26,7 @@ export const STATIC_PUBLIC_PATHS = [
   "/terms",
   "/privacy",
   "/api-reference",
+  "/publishers-guide",
 ] as const;
 /** Client-only routes: never prerendered, never in the sitemap. */
 export const CLIENT_ONLY_PATHS = ["/login", "/dashboard", "/auth/callback", "/newsletter/unsubscribe"] as const;

@@ -64,3 +64,47 @@ export function signingInput(parts: {
 /** Formats of the files a machine without a network exchanges through another computer. */
 export const LICENSE_FILE_FORMAT = "flotilla-license-file/1";
 export const ACTIVATION_REQUEST_FORMAT = "flotilla-activation-request/1";
+
+const UNITS = [
+  { seconds: DAY, name: "day" },
+  { seconds: HOUR, name: "hour" },
+  { seconds: MINUTE, name: "minute" },
+  { seconds: 1, name: "second" },
+] as const;
+
+/** The largest unit that divides the duration exactly: 1200 → { count: 20, unit: "minute" }. */
+function durationParts(seconds: number): { count: number; unit: string } {
+  const whole = Math.max(0, Math.round(seconds));
+  const unit = UNITS.find((u) => whole >= u.seconds && whole % u.seconds === 0) ?? UNITS[3];
+  return { count: whole / unit.seconds, unit: unit.name };
+}
+
+/** A rule's duration in words, as the portal and the docs say it: "20 minutes", "1 hour", "7 days". */
+export function formatDuration(seconds: number): string {
+  const { count, unit } = durationParts(seconds);
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
+}
+
+/** The same as an adjective: "15-minute", "1-hour". */
+export function formatDurationAdjective(seconds: number): string {
+  const { count, unit } = durationParts(seconds);
+  return `${count}-${unit}`;
+}
+
+/** The seat rule in one sentence pair, from the numbers the service sends (GET /api/license/machines/:key). */
+export function seatRuleText(rules: {
+  heartbeat_interval_seconds: number;
+  inactive_after_seconds: number;
+  revival_window_seconds: number;
+}): string {
+  const allowance = rules.inactive_after_seconds - rules.heartbeat_interval_seconds;
+  const why =
+    allowance > 0
+      ? ` (its ${formatDurationAdjective(rules.heartbeat_interval_seconds)} interval plus ${formatDuration(allowance)})`
+      : "";
+  return (
+    `A device that sends no heartbeat for ${formatDuration(rules.inactive_after_seconds)}${why} is marked inactive ` +
+    `and frees its slot. If it comes back within ${formatDuration(rules.revival_window_seconds)} it gets its slot ` +
+    "back while one is free."
+  );
+}

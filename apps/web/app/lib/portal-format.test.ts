@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { featureLabel, formatCount, formatDisplayDate, roundPercent, usageBarWidth } from "./portal-format";
+import {
+  featureLabel,
+  formatClockTime,
+  formatCount,
+  formatDisplayDate,
+  formatExactTime,
+  formatRelativeTime,
+  roundPercent,
+  usageBarWidth,
+} from "./portal-format";
 
 describe("formatDisplayDate", () => {
   it("writes dates in US English", () => {
@@ -55,5 +64,29 @@ describe("featureLabel", () => {
     expect(featureLabel("shared-memory")).toBe("shared memory");
     expect(featureLabel("code-review-agent")).toBe("code review agent");
     expect(featureLabel("echo")).toBe("echo");
+  });
+});
+
+describe("relative and exact times", () => {
+  const now = new Date("2025-06-12T12:00:00Z");
+  it("says how long ago, in words", () => {
+    expect(formatRelativeTime("2025-06-12T11:59:30Z", now)).toBe("just now");
+    expect(formatRelativeTime("2025-06-12T11:56:00Z", now)).toBe("4 minutes ago");
+    expect(formatRelativeTime("2025-06-12T09:00:00Z", now)).toBe("3 hours ago");
+    expect(formatRelativeTime("2025-06-11T12:00:00Z", now)).toBe("yesterday");
+    expect(formatRelativeTime("2025-06-12T12:40:00Z", now)).toBe("in 40 minutes");
+    expect(formatRelativeTime(null, now)).toBe("Never");
+    expect(formatRelativeTime("soon", now)).toBe("Never");
+  });
+
+  it("gives the exact moment in US English", () => {
+    expect(formatExactTime("2025-06-12T12:05:00Z")).toMatch(/^Jun 12, 2025, \d{1,2}:05 (AM|PM)$/);
+    expect(formatExactTime(null)).toBe("Never");
+  });
+
+  it("gives a clock time, with the date only when it is another day", () => {
+    const local = new Date(2025, 5, 12, 9, 0);
+    expect(formatClockTime(new Date(2025, 5, 12, 14, 5).toISOString(), local)).toBe("2:05 PM");
+    expect(formatClockTime(new Date(2025, 5, 13, 0, 30).toISOString(), local)).toBe("Jun 13, 12:30 AM");
   });
 });

@@ -1,15 +1,21 @@
+import { BRAND } from "@flotilla/contracts/brand";
+import { Link } from "react-router";
 import { ApiReference } from "../features/api-reference/api-reference";
+import { readApiReference } from "../features/api-reference/openapi.server";
 import { seo } from "../lib/seo";
+import type { Route } from "./+types/api-reference";
+
+/** Build time only: the page is prerendered from the service's own OpenAPI document. */
+export const loader = () => ({ groups: readApiReference() });
 
 export const meta = () =>
   seo({
     title: "API Reference",
-    description:
-      "The Flotilla API: every endpoint with its request and response shapes, generated from the live OpenAPI 3 document.",
+    description: `The ${BRAND.name} API: every endpoint with its request and response shapes, generated from the service's OpenAPI 3 document.`,
     path: "/api-reference",
   });
 
-export default function ApiReferencePage() {
+export default function ApiReferencePage({ loaderData }: Route.ComponentProps) {
   return (
     <div className="mx-auto max-w-4xl px-4 py-20 sm:px-6">
       <p className="text-sm font-semibold uppercase tracking-wider text-accent">Developers</p>
@@ -28,8 +34,16 @@ export default function ApiReferencePage() {
           </a>{" "}
           (OpenAPI 3.1). Requests are rate-limited per client address; a 429 carries Retry-After.
         </p>
+        <p>
+          Building a desktop app on the licensing endpoints? The{" "}
+          <Link to="/publishers-guide" className="text-accent underline underline-offset-2">
+            publisher&apos;s guide
+          </Link>{" "}
+          explains activation, heartbeats, seats, offline use, key rotation and signed answers, with SDK and CLI
+          examples.
+        </p>
       </div>
-      <ApiReference />
+      <ApiReference groups={loaderData.groups} />
     </div>
   );
 }

@@ -1,5 +1,4 @@
-import { useEffect, useState } from "react";
-import { groupOperations, type OperationGroup } from "./openapi";
+import type { OperationGroup } from "./openapi";
 import { SchemaTable } from "./schema-table";
 
 const METHOD_STYLE: Record<string, string> = {
@@ -8,26 +7,11 @@ const METHOD_STYLE: Record<string, string> = {
   DELETE: "bg-rose-500/10 text-rose-700 dark:text-rose-300",
 };
 
-/** Renders the live OpenAPI document the service publishes, so the reference never drifts from the routes. */
-export function ApiReference() {
-  const [groups, setGroups] = useState<OperationGroup[] | null>(null);
-  const [failed, setFailed] = useState(false);
-  useEffect(() => {
-    fetch("/api/openapi.json")
-      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
-      .then((doc) => setGroups(groupOperations(doc)))
-      .catch(() => setFailed(true));
-  }, []);
-
-  if (failed)
-    return <p className="mt-10 text-fg-muted">The API description could not be loaded. Is the service running?</p>;
-  if (!groups)
-    return (
-      <p className="mt-10 text-fg-muted" role="status">
-        Loading endpoints…
-      </p>
-    );
-
+/**
+ * Renders the service's OpenAPI document, exported at build time (openapi.server.ts): the prerendered page lists
+ * every route, and cannot drift from the routes because both come from the same zod schemas.
+ */
+export function ApiReference({ groups }: { groups: OperationGroup[] }) {
   const anchor = (tag: string) => `tag-${tag.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
   return (
     <div className="mt-12 space-y-14">

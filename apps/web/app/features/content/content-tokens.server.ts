@@ -12,6 +12,8 @@ import {
   TEAM_INTEGRATION_NAMES,
   TEAM_INTEGRATIONS,
 } from "@flotilla/contracts";
+import { formatDuration, inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
+import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, LICENSE_CODES, TIERS } from "@flotilla/contracts/tiers";
 
 const cell = (text: string) => text.replaceAll("|", "\\|");
 
@@ -28,6 +30,36 @@ function executorClisTable(): string {
   return ["| CLI | Made by | Command Flotilla looks for |", "|---|---|---|", ...rows].join("\n");
 }
 
+/** Per tier: machines, heartbeat interval and when a silent machine loses its slot (tiers.ts and seats.ts). */
+function seatsTable(): string {
+  const rows = Object.values(TIERS).map(
+    (tier) =>
+      `| ${tier.tier} | ${tier.maxMachines} | ${formatDuration(tier.heartbeatIntervalSeconds)} | ${formatDuration(inactiveAfterSeconds(tier.heartbeatIntervalSeconds))} |`,
+  );
+  return ["| Tier | Machines at once | Heartbeat every | Inactive after |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+/** What each validation code means and what the app should do, in the order the checks run. */
+const CODE_ADVICE: Readonly<Record<(typeof LICENSE_CODES)[number], string>> = {
+  VALID: "Run. Store the signed token (the SDK does) and send heartbeats.",
+  NOT_FOUND: "Ask for a key. After a key rotation the old key answers this once its grace is over.",
+  SUSPENDED: "Stop licensed features; the owner contacts support.",
+  EXPIRED: "Stop licensed features; the owner renews.",
+  MACHINE_REMOVED: "Stop; the owner removed this device in the dashboard and can allow it again there.",
+  TOO_MANY_MACHINES: "Stop; every slot is taken. The dashboard shows the owner this device and offers to free a slot.",
+  ACTIVATION_LIMIT: "Stop and try again later: too many new machines on this license in 24 hours.",
+  NOT_ACTIVATED: "Validate (activate) first: heartbeats, usage, checkout and deactivation need an activated machine.",
+};
+
+function licenseCodesTable(): string {
+  const rows = LICENSE_CODES.map(
+    (code) => `| \`${code}\` | ${cell(LICENSE_CODE_MESSAGES[code])} | ${cell(CODE_ADVICE[code])} |`,
+  );
+  return ["| Code | Message | What the app does |", "|---|---|---|", ...rows].join("\n");
+}
+
+const seconds = (value: number) => () => formatDuration(value);
+
 const { issueTracker, chat, wiki } = TEAM_INTEGRATIONS;
 
 export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
@@ -39,6 +71,21 @@ export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
   "team-integrations": () => TEAM_INTEGRATION_NAMES,
   "plans-table": plansTable,
   "quota-note": () => QUOTA_NOTE,
+  "seats-table": seatsTable,
+  "license-codes-table": licenseCodesTable,
+  "drift-allowance": seconds(SEAT_RULES.driftAllowanceSeconds),
+  "revival-window": seconds(SEAT_RULES.revivalWindowSeconds),
+  "deactivations-per-day": () => String(SEAT_RULES.deactivationsPerDay),
+  "activations-per-day": () => String(SEAT_RULES.activationsPerDay),
+  "key-rotation-grace": seconds(SEAT_RULES.keyRotationGraceSeconds),
+  "license-file-default": seconds(SEAT_RULES.licenseFileDefaultTtlSeconds),
+  "license-file-max": seconds(SEAT_RULES.licenseFileMaxTtlSeconds),
+  "license-file-default-days": () => `${SEAT_RULES.licenseFileDefaultTtlSeconds / 86_400}d`,
+  "signed-answer-max-age": seconds(SEAT_RULES.signedAnswerMaxAgeSeconds),
+  "offline-grace": seconds(CLIENT_CONFIGURATION.offlineGraceSeconds),
+  "usage-report-interval": seconds(CLIENT_CONFIGURATION.usageReportIntervalSeconds),
+  "free-heartbeat": seconds(TIERS.free.heartbeatIntervalSeconds),
+  "free-inactive-after": seconds(inactiveAfterSeconds(TIERS.free.heartbeatIntervalSeconds)),
 };
 
 export function expandContentTokens(markdown: string, where: string): string {

@@ -29,7 +29,7 @@ export function DeviceList({ list, analytics, removingIds, onRemove }: DeviceLis
         <DeviceRow
           key={machine.machine_id}
           machine={machine}
-          currentCount={list.current_count}
+          boundCount={list.machines.length}
           removing={removingIds.has(machine.machine_id)}
           onRemove={onRemove}
           usage={usage?.(machine.display_id)}

@@ -27,6 +27,9 @@ function machine(overrides: Record<string, unknown> = {}) {
     is_primary: false,
     bound_at: "2025-03-04T12:00:00Z",
     last_seen: null,
+    last_heartbeat_at: null,
+    status: "active",
+    inactive_since: null,
     ...overrides,
   };
 }
@@ -47,24 +50,35 @@ const BUILD_SERVER = machine({
 });
 const PHONE = machine({ machine_id: "android-pixel", display_id: "MOB-3333" });
 
-function listAnswer(machines: unknown[], max = 3) {
-  return json(200, { success: true, data: { current_count: machines.length, max_machines: max, machines } });
+const SEAT_RULES_FREE = {
+  heartbeat_interval_seconds: 900,
+  inactive_after_seconds: 1200,
+  revival_window_seconds: 604_800,
+};
+
+function listAnswer(machines: Record<string, unknown>[], max = 3, seatRules = SEAT_RULES_FREE) {
+  const active = machines.filter((m) => m.status !== "inactive").length;
+  return json(200, {
+    success: true,
+    data: { current_count: active, max_machines: max, machines, removed_machines: [], seat_rules: seatRules },
+  });
 }
 
 function calls(url: string, method = "GET") {
   return fetchMock.mock.calls.filter(([input, init]) => String(input) === url && (init?.method ?? "GET") === method);
 }
 
-function renderPanel() {
+function renderPanel(removalRequest = 0) {
   const onChanged = vi.fn();
   const client = createPortalQueryClient();
-  render(
+  const tree = (request: number) => (
     <QueryClientProvider client={client}>
-      <DevicePanel licenseKey={KEY} onChanged={onChanged} />
-    </QueryClientProvider>,
+      <DevicePanel licenseKey={KEY} onChanged={onChanged} removalRequest={request} />
+    </QueryClientProvider>
   );
+  const { rerender } = render(tree(removalRequest));
   const user = vi.isFakeTimers() ? userEvent.setup({ advanceTimers: vi.advanceTimersByTime }) : userEvent.setup();
-  return { onChanged, user };
+  return { onChanged, user, requestRemoval: (request: number) => rerender(tree(request)) };
 }
 
 /** Lets pending promises and timers up to `ms` run, inside act so React state updates are flushed. */
@@ -399,5 +413,71 @@ describe("DevicePanel: analytics", () => {
     expect(screen.queryByText("Usage Analytics (Last 30 Days)")).not.toBeInTheDocument();
     expect(screen.queryByText(/uses$/)).not.toBeInTheDocument();
     expect(screen.getByText("LAPT-1111")).toBeInTheDocument();
+  });
+});
+
+describe("DevicePanel: heartbeats and inactive devices", () => {
+  const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+  it("shows each device's last heartbeat, relative, with the exact time in its tooltip", async () => {
+    const beat = minutesAgo(4);
+    routes[`GET ${LIST_URL}`] = () => listAnswer([{ ...LAPTOP, last_heartbeat_at: beat }, BUILD_SERVER]);
+    renderPanel();
+    const list = await screen.findByRole("list", { name: "Authorized devices" });
+    const [laptop, server] = within(list).getAllByRole("listitem");
+    expect(laptop).toHaveTextContent("Last heartbeat 4 minutes ago");
+    const time = within(laptop!).getByText("4 minutes ago");
+    expect(time.tagName).toBe("TIME");
+    expect(time).toHaveAttribute("dateTime", beat);
+    expect(time.getAttribute("title")).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} (AM|PM)$/);
+    expect(server).toHaveTextContent("Last heartbeat Never");
+  });
+
+  it("marks a silent device Inactive, says since when, and counts only active slots", async () => {
+    const sleeper = {
+      ...BUILD_SERVER,
+      status: "inactive",
+      last_heartbeat_at: minutesAgo(180),
+      inactive_since: minutesAgo(160),
+    };
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, sleeper], 3);
+    renderPanel();
+    const list = await screen.findByRole("list", { name: "Authorized devices" });
+    const [laptop, server] = within(list).getAllByRole("listitem");
+    expect(within(laptop!).queryByText("Inactive")).not.toBeInTheDocument();
+    expect(within(server!).getByText("Inactive")).toBeInTheDocument();
+    expect(server).toHaveTextContent("Inactive since 2 hours ago, its slot is free");
+    expect(screen.getByText("Devices Used").closest("dl")).toHaveTextContent("1/3 active slots");
+    // Two devices are bound: either may be removed (only the last bound one cannot).
+    expect(within(server!).getByRole("button", { name: "Remove device SRV-2222" })).toBeEnabled();
+  });
+
+  it("states the rule with the numbers the service sends", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP]);
+    renderPanel();
+    expect(await screen.findByTestId("seat-rule")).toHaveTextContent(
+      "A device that sends no heartbeat for 20 minutes (its 15-minute interval plus 5 minutes) is marked inactive and frees its slot. If it comes back within 7 days it gets its slot back while one is free.",
+    );
+  });
+
+  it("follows another tier's interval", async () => {
+    const rules = { heartbeat_interval_seconds: 600, inactive_after_seconds: 900, revival_window_seconds: 604_800 };
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP], 5, rules);
+    renderPanel();
+    expect(await screen.findByTestId("seat-rule")).toHaveTextContent(
+      "no heartbeat for 15 minutes (its 10-minute interval plus 5 minutes)",
+    );
+  });
+
+  it("asked to free a slot, says how and puts focus on the first device that can be removed", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER, PHONE], 3);
+    const { requestRemoval } = renderPanel();
+    await screen.findByText("MOB-3333");
+    expect(screen.queryByText("Free a slot")).not.toBeInTheDocument();
+    requestRemoval(1);
+    expect(await screen.findByText("Free a slot")).toBeInTheDocument();
+    await vi.waitFor(() =>
+      expect(document.activeElement).toBe(screen.getByRole("button", { name: "Remove device LAPT-1111" })),
+    );
   });
 });

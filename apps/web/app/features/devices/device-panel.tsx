@@ -1,9 +1,10 @@
 import { BRAND } from "@flotilla/contracts/brand";
 import type { Machine, RemovedMachine } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
+import { seatRuleText } from "@flotilla/contracts/seats";
 import { SUCCESS_MESSAGE_MS } from "@flotilla/contracts/timings";
 import { useQueryClient } from "@tanstack/react-query";
-import { BarChart3, Info, Loader2, MonitorSmartphone, RotateCw } from "lucide-react";
+import { BarChart3, HeartPulse, Info, Loader2, MonitorSmartphone, RotateCw } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
@@ -24,11 +25,18 @@ interface DevicePanelProps {
   licenseKey: string;
   /** Called after a device was removed, so the page around can refresh its figures. */
   onChanged?: () => void;
+  /**
+   * Increase it to ask the owner to free a slot (the license card's "Free a slot"): the panel scrolls into view,
+   * says what to do and puts focus on the first device that can be removed.
+   */
+  removalRequest?: number;
 }
 
 /** Spec section 2, "Device Management panel": the devices authorized under one license. */
-export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
+export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: DevicePanelProps) {
   const headingId = useId();
+  const sectionRef = useRef<HTMLElement>(null);
+  const [choosing, setChoosing] = useState(false);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const analyticsId = useId();
   const queryClient = useQueryClient();
@@ -48,6 +56,20 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
     return () => clearTimeout(timer);
   }, [successMessage]);
 
+  useEffect(() => {
+    if (removalRequest > 0) setChoosing(true);
+  }, [removalRequest]);
+
+  const loaded = machines.isSuccess;
+  // Runs again when a new request arrives or the list loads.
+  useEffect(() => {
+    if (removalRequest <= 0 || !loaded) return;
+    const section = sectionRef.current;
+    section?.scrollIntoView?.({ block: "start", behavior: "smooth" });
+    const first = section?.querySelector<HTMLButtonElement>("button[data-remove]:not(:disabled)");
+    (first ?? headingRef.current)?.focus({ preventScroll: true });
+  }, [removalRequest, loaded]);
+
   async function removeDevice(machine: Machine) {
     const id = machine.machine_id;
     const trigger = document.activeElement;
@@ -57,6 +79,7 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
     try {
       const message = await removal.mutateAsync(id);
       setSuccessMessage(message || `Device ${machine.display_id} removed`);
+      setChoosing(false);
       await queryClient.invalidateQueries({ queryKey: machineKeys.all(licenseKey) });
       onChanged?.();
     } catch (error) {
@@ -98,7 +121,11 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
   const hint = list && !machines.isError ? remainingDevicesHint(list.current_count, list.max_machines) : null;
 
   return (
-    <section aria-labelledby={headingId} className="rounded-xl border border-border bg-bg-subtle p-4 sm:p-5">
+    <section
+      ref={sectionRef}
+      aria-labelledby={headingId}
+      className="scroll-mt-24 rounded-xl border border-border bg-bg-subtle p-4 sm:p-5"
+    >
       <div className="flex flex-wrap items-start justify-between gap-4">
         <div className="flex min-w-0 items-start gap-3">
           <MonitorSmartphone className="mt-0.5 size-5 shrink-0 text-sky-600 dark:text-sky-400" aria-hidden="true" />
@@ -113,8 +140,12 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
           {list && (
             <dl className="flex flex-col-reverse text-right">
               <dt className="text-xs text-fg-muted">Devices Used</dt>
-              <dd className="text-lg font-semibold tabular-nums">
+              <dd
+                className="text-lg font-semibold tabular-nums"
+                title={`${list.current_count} of ${list.max_machines} slots held by active devices`}
+              >
                 {list.current_count}/{list.max_machines}
+                <span className="sr-only"> active slots</span>
               </dd>
             </dl>
           )}
@@ -134,6 +165,12 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
       <div className="mt-4 space-y-3">
         <div aria-live="polite">{successMessage && <Banner tone="success">{successMessage}</Banner>}</div>
         {removeError && <Banner tone="error">{removeError}</Banner>}
+        {choosing && list && !machines.isError && (
+          <Banner tone="warning" title="Free a slot">
+            Remove a device you no longer use with its remove button below. Its slot goes to the next device that starts{" "}
+            {BRAND.name}.
+          </Banner>
+        )}
 
         <div id={analyticsId} hidden={!showAnalytics}>
           {showAnalytics && <DeviceAnalytics analytics={analytics.data} loading={analytics.isPending} />}
@@ -172,6 +209,13 @@ export function DevicePanel({ licenseKey, onChanged }: DevicePanelProps) {
 
         {list && !machines.isError && (
           <RemovedDevices removed={list.removed_machines ?? []} restoringIds={restoringIds} onRestore={restoreDevice} />
+        )}
+
+        {list?.seat_rules && !machines.isError && (
+          <p className="flex items-start gap-2 text-sm text-fg-muted" data-testid="seat-rule">
+            <HeartPulse className="mt-0.5 size-4 shrink-0 text-rose-600 dark:text-rose-400" aria-hidden="true" />
+            <span>{seatRuleText(list.seat_rules)}</span>
+          </p>
         )}
 
         {hint && (

@@ -3,7 +3,7 @@ import type { License } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import type { TierId } from "@flotilla/contracts/plans";
 import { useMutation } from "@tanstack/react-query";
-import { HttpError, post, serverErrorMessage } from "../../lib/http";
+import { del, HttpError, post, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
 
 interface CreateLicenseAnswer {
@@ -34,4 +34,52 @@ export function licenseErrorMessage(error: unknown): string {
   if (error instanceof HttpError) return serverErrorMessage(error, MESSAGES.licenseCreateFailed);
   if (error instanceof LicenseRequestError) return error.message;
   return MESSAGES.licenseCreateFailed;
+}
+
+interface RotateAnswer {
+  success: boolean;
+  data?: { license?: License; previous_key_valid_until?: string } | null;
+  error?: string;
+}
+
+export interface RotatedKey {
+  license: License;
+  previousKeyValidUntil: string;
+}
+
+const customerLicensePath = (licenseKey: string) => `/api/customer/licenses/${encodeURIComponent(licenseKey)}`;
+
+/** POST …/rotate: a new key (shown once); the old one keeps working until `previousKeyValidUntil`. */
+export async function rotateLicenseKey(licenseKey: string): Promise<RotatedKey> {
+  if (!readStoredToken()) throw new LicenseRequestError(MESSAGES.noTokenForLicense);
+  const answer = await post<RotateAnswer | undefined>(`${customerLicensePath(licenseKey)}/rotate`, undefined);
+  const license = answer?.data?.license;
+  const until = answer?.data?.previous_key_valid_until;
+  if (!answer?.success || !license || !until)
+    throw new LicenseRequestError(answer?.error || MESSAGES.licenseRotateFailed);
+  return { license, previousKeyValidUntil: until };
+}
+
+/** DELETE …/refusals: the owner has seen the devices refused because the license was full. */
+export async function dismissRefusals(licenseKey: string): Promise<void> {
+  if (!readStoredToken()) throw new LicenseRequestError(MESSAGES.noTokenForLicense);
+  const answer = await del<{ success: boolean; error?: string } | undefined>(
+    `${customerLicensePath(licenseKey)}/refusals`,
+  );
+  if (answer?.success === false) throw new LicenseRequestError(answer.error || MESSAGES.refusalsDismissFailed);
+}
+
+export function useRotateLicenseKey() {
+  return useMutation({ mutationFn: rotateLicenseKey });
+}
+
+export function useDismissRefusals() {
+  return useMutation({ mutationFn: dismissRefusals });
+}
+
+/** The server's `error`, our own message, or `fallback`; transport wording is never shown. */
+export function licenseActionErrorMessage(error: unknown, fallback: string): string {
+  if (error instanceof HttpError) return serverErrorMessage(error, fallback);
+  if (error instanceof LicenseRequestError) return error.message;
+  return fallback;
 }

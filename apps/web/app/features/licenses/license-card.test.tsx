@@ -1,6 +1,6 @@
 import type { License } from "@flotilla/contracts/licensing";
 import { QueryClientProvider } from "@tanstack/react-query";
-import { render, screen, within } from "@testing-library/react";
+import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -25,15 +25,31 @@ const BASE: License = {
   previous_key_valid_until: null,
 };
 
-function renderCard(license: License) {
+function renderCard(license: License, onChanged?: () => void) {
   render(
     <MemoryRouter>
       <QueryClientProvider client={createPortalQueryClient()}>
-        <LicenseCard license={license} />
+        <LicenseCard license={license} onChanged={onChanged} />
       </QueryClientProvider>
     </MemoryRouter>,
   );
   return screen.getByRole("article");
+}
+
+type Handler = (init: RequestInit | undefined) => Response | Promise<Response>;
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+}
+/** Answers by "METHOD url"; anything else is the empty machine list. */
+function route(handlers: Record<string, Handler>) {
+  fetchMock.mockImplementation(async (input, init) => {
+    const handler = handlers[`${init?.method ?? "GET"} ${String(input)}`];
+    if (handler) return handler(init);
+    if (String(input).startsWith("/api/license/machines/")) {
+      return json(200, { success: true, data: { current_count: 0, max_machines: 3, machines: [] } });
+    }
+    throw new Error(`unexpected request ${init?.method ?? "GET"} ${String(input)}`);
+  });
 }
 
 function field(card: HTMLElement, label: string) {
@@ -181,5 +197,149 @@ describe("LicenseCard: the key on a phone", () => {
     for (const group of groups) expect(group).toHaveClass("whitespace-nowrap");
     expect(key.querySelectorAll("wbr")).toHaveLength(groups.length - 1);
     expect(key.className).not.toContain("break-all");
+  });
+});
+
+describe("LicenseCard: a device refused because the license is full", () => {
+  const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+  const REFUSED: License = {
+    ...BASE,
+    machine_id: "ada-macbook",
+    refused_activations: [
+      {
+        machine_id: "raw-new",
+        display_id: "WKST-9999",
+        machine_name: "Ada's new desktop",
+        platform: "linux",
+        refused_at: minutesAgo(5),
+      },
+      { machine_id: "raw-old", display_id: "OLD-1", machine_name: null, platform: null, refused_at: minutesAgo(90) },
+    ],
+  };
+
+  it("names the latest refused device, when, and that the license is full", () => {
+    const card = renderCard(REFUSED);
+    const notice = within(card).getByRole("status", { name: "This license is full" });
+    expect(notice).toHaveTextContent(
+      "Ada's new desktop (WKST-9999 · linux) could not start Flotilla 5 minutes ago: every slot is taken. 1 other device was refused too.",
+    );
+    expect(within(notice).getByText("5 minutes ago").tagName).toBe("TIME");
+  });
+
+  it("shows no notice when no device was refused", () => {
+    const card = renderCard(BASE);
+    expect(within(card).queryByTestId("refused-activations")).not.toBeInTheDocument();
+  });
+
+  it("Free a slot opens the device panel on removal", async () => {
+    const machine = (id: string) => ({
+      machine_id: id,
+      display_id: id.toUpperCase(),
+      machine_name: null,
+      platform: null,
+      is_primary: id === "a",
+      bound_at: "2025-03-04T12:00:00Z",
+      last_seen: null,
+      last_heartbeat_at: null,
+      status: "active",
+      inactive_since: null,
+    });
+    route({
+      [`GET /api/license/machines/${BASE.license_key}`]: () =>
+        json(200, {
+          success: true,
+          data: { current_count: 3, max_machines: 3, machines: ["a", "b", "c"].map(machine), removed_machines: [] },
+        }),
+    });
+    const user = userEvent.setup();
+    const card = renderCard(REFUSED);
+    await within(card).findByText("C");
+    await user.click(within(card).getByRole("button", { name: "Free a slot" }));
+    expect(await within(card).findByText(/Remove a device you no longer use/)).toBeInTheDocument();
+    await vi.waitFor(() =>
+      expect(document.activeElement).toBe(within(card).getByRole("button", { name: "Remove device A" })),
+    );
+  });
+
+  it("Dismiss asks the server and refreshes the dashboard; a failure is said", async () => {
+    let fail = true;
+    const url = `DELETE /api/customer/licenses/${BASE.license_key}/refusals`;
+    route({
+      [url]: () => (fail ? json(404, { success: false, error: "License not found" }) : json(200, { success: true })),
+    });
+    const onChanged = vi.fn();
+    const user = userEvent.setup();
+    const card = renderCard(REFUSED, onChanged);
+    await user.click(within(card).getByRole("button", { name: "Dismiss" }));
+    expect(await within(card).findByRole("alert")).toHaveTextContent("License not found");
+    expect(onChanged).not.toHaveBeenCalled();
+    fail = false;
+    await user.click(within(card).getByRole("button", { name: "Dismiss" }));
+    await vi.waitFor(() => expect(onChanged).toHaveBeenCalledOnce());
+    const [, init] = fetchMock.mock.calls.find(([, i]) => i?.method === "DELETE")!;
+    expect((init!.headers as Record<string, string>).Authorization).toBe("Bearer good-token");
+  });
+});
+
+describe("LicenseCard: rotating the key", () => {
+  const NEW_KEY = "FLOT-NEWKY-22222-33333-44444-55555";
+
+  it("confirms with the grace explained, then shows the new key once with a copy button and when the old one stops", async () => {
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    route({
+      [`POST /api/customer/licenses/${BASE.license_key}/rotate`]: () =>
+        json(200, {
+          success: true,
+          data: {
+            license: { ...BASE, license_key: NEW_KEY, previous_key_valid_until: until },
+            previous_key_valid_until: until,
+          },
+        }),
+    });
+    const onChanged = vi.fn();
+    const user = userEvent.setup();
+    const card = renderCard(BASE, onChanged);
+    await user.click(within(card).getByRole("button", { name: "Rotate key" }));
+    const dialog = screen.getByRole("dialog", { name: "Rotate license key?" });
+    expect(dialog).toHaveTextContent(
+      "the old key keeps working for 1 hour, then stops. Your devices keep their slots when you enter the new key.",
+    );
+    await user.click(within(dialog).getByRole("button", { name: "Rotate key" }));
+
+    const done = await screen.findByRole("dialog", { name: "Your new license key" });
+    expect(within(done).getByTestId("license-key")).toHaveTextContent(NEW_KEY);
+    expect(done).toHaveTextContent(/The old key stops working at \d{1,2}:\d{2} (AM|PM)\./);
+    expect(onChanged).toHaveBeenCalledOnce();
+    await user.click(within(done).getByRole("button", { name: "Copy new license key" }));
+    expect(await navigator.clipboard.readText()).toBe(NEW_KEY);
+    await user.click(within(done).getByRole("button", { name: "Done" }));
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it("Cancel rotates nothing; a refusal is shown in the dialog", async () => {
+    route({
+      [`POST /api/customer/licenses/${BASE.license_key}/rotate`]: () =>
+        json(429, { success: false, error: "Too many requests. Try again in a minute." }),
+    });
+    const user = userEvent.setup();
+    const card = renderCard(BASE);
+    await user.click(within(card).getByRole("button", { name: "Rotate key" }));
+    await user.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Cancel" }));
+    expect(fetchMock.mock.calls.some(([, init]) => init?.method === "POST")).toBe(false);
+    await user.click(within(card).getByRole("button", { name: "Rotate key" }));
+    await user.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Rotate key" }));
+    expect(await within(screen.getByRole("dialog")).findByRole("alert")).toHaveTextContent("Too many requests");
+  });
+
+  it("says until when the previous key works, and stops saying it once it no longer does", () => {
+    const later = new Date(Date.now() + 30 * 60_000).toISOString();
+    const card = renderCard({ ...BASE, previous_key_valid_until: later });
+    expect(within(card).getByTestId("previous-key")).toHaveTextContent(
+      /^Previous key works until \d{1,2}:\d{2} (AM|PM)$/,
+    );
+    cleanup();
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const again = renderCard({ ...BASE, previous_key_valid_until: past });
+    expect(within(again).queryByTestId("previous-key")).not.toBeInTheDocument();
   });
 });

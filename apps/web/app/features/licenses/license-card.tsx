@@ -1,7 +1,7 @@
 import type { License } from "@flotilla/contracts/licensing";
 import { planByTier } from "@flotilla/contracts/plans";
-import { ArrowRightLeft, Download, KeyRound, Power } from "lucide-react";
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import { ArrowRightLeft, Download, KeyRound, Power, RefreshCcw } from "lucide-react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { buttonClass } from "../../components/button";
 import { announceComingSoon } from "../../lib/coming-soon";
 import { formatDisplayDate } from "../../lib/portal-format";
@@ -11,6 +11,9 @@ import { CHIP_DETAILS, featureChips } from "./license-helpers";
 import { LicenseKey } from "./license-key";
 import { LicenseNextStep } from "./license-next-step";
 import { LicenseStatus } from "./license-status";
+import { PreviousKeyNotice } from "./previous-key-notice";
+import { RefusedActivationsNotice } from "./refused-activations-notice";
+import { RotateKeyDialog } from "./rotate-key-dialog";
 import { TierBadge } from "./tier-badge";
 
 const ACTIONS = [
@@ -33,6 +36,8 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
   useEffect(() => {
     if (focusOnMount) titleRef.current?.focus();
   }, [focusOnMount]);
+  const [rotating, setRotating] = useState(false);
+  const [removalRequest, setRemovalRequest] = useState(0);
   const planName = planByTier(license.tier)?.name ?? `${license.tier} license`;
   return (
     <article
@@ -57,6 +62,7 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
             <LicenseKey value={license.license_key} />
             <CopyButton value={license.license_key} label="Copy license key" />
           </span>
+          <PreviousKeyNotice validUntil={license.previous_key_valid_until ?? null} />
         </Field>
         <Field label="Machine ID">
           {license.machine_id ? (
@@ -68,6 +74,13 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
         <Field label="Expires">{formatDisplayDate(license.expires_at)}</Field>
         <Field label="Last Seen">{formatDisplayDate(license.last_seen)}</Field>
       </dl>
+
+      <RefusedActivationsNotice
+        licenseKey={license.license_key}
+        refusals={license.refused_activations ?? []}
+        onFreeSlot={() => setRemovalRequest((count) => count + 1)}
+        onDismissed={onChanged}
+      />
 
       {/* A new customer's next step, until a device is active (then the machine ID is set). */}
       {!license.machine_id && <LicenseNextStep />}
@@ -96,10 +109,20 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
             {label}
           </button>
         ))}
+        <button type="button" onClick={() => setRotating(true)} className={buttonClass("secondary", "sm")}>
+          <RefreshCcw className="size-4" aria-hidden="true" />
+          Rotate key
+        </button>
       </div>
+      <RotateKeyDialog
+        open={rotating}
+        licenseKey={license.license_key}
+        onClose={() => setRotating(false)}
+        onRotated={() => onChanged?.()}
+      />
 
       <div className="mt-6">
-        <DevicePanel licenseKey={license.license_key} onChanged={onChanged} />
+        <DevicePanel licenseKey={license.license_key} onChanged={onChanged} removalRequest={removalRequest} />
       </div>
     </article>
   );

@@ -17,6 +17,7 @@ const COLUMNS = [
     links: [
       { label: "Documentation", href: "/docs" },
       { label: "API Reference", href: "/api-reference" },
+      { label: "Publisher's Guide", href: "/publishers-guide" },
       { label: "Support", href: "/about#support" },
       { label: "Community", href: "/about#community" },
     ],

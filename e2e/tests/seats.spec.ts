@@ -1,0 +1,98 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "./fixtures";
+
+const CLI = new URL("../../packages/license-client/bin/flotilla-license.mjs", import.meta.url).pathname;
+
+/** Plays the desktop app on one machine (its own state file), as dashboard.spec.ts does. */
+function cli(server: string, machineId: string, args: string[]): { code: number; out: string } {
+  const state = join(mkdtempSync(join(tmpdir(), "flotilla-cli-")), "license.json");
+  try {
+    const out = execFileSync(
+      process.execPath,
+      [CLI, "--server", server, "--state", state, ...args, "--machine-id", machineId],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+    return { code: 0, out };
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string };
+    return { code: failed.status, out: `${failed.stdout}${failed.stderr}` };
+  }
+}
+
+test("portal: a full license names the refused device, frees a slot, and rotates its key", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(90_000); // eight CLI runs, each a Node start
+  await page.goto("/login");
+  await page.getByRole("button", { name: "Continue with Google" }).click();
+  await page.getByLabel("Email").fill(`seats-${Date.now()}@example.com`);
+  await page.getByLabel("Name").fill("Ada Lovelace");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.getByRole("button", { name: "Create Free License" }).first().click();
+  await page
+    .getByRole("dialog", { name: "Create Your License" })
+    .getByRole("button", { name: "Create Free License" })
+    .click();
+  const keyText = page.getByTestId("license-key");
+  await expect(keyText).toHaveText(/^FLOT(-[0-9A-Z]{5}){5}$/);
+  const licenseKey = (await keyText.textContent())!.trim();
+
+  // Three machines fill the free tier; a fourth is refused.
+  for (const machine of ["desktop-ada-1", "desktop-ada-2", "desktop-ada-3"]) {
+    expect(cli(baseURL!, machine, ["activate", licenseKey]).code).toBe(0);
+  }
+  const refused = cli(baseURL!, "desktop-ada-4", ["activate", licenseKey, "--name", "Ada's new desktop"]);
+  expect(refused.code).toBe(1);
+  expect(refused.out).toContain("TOO_MANY_MACHINES");
+
+  await page.getByRole("button", { name: /Refresh/ }).click();
+  const notice = page.getByRole("status").filter({ hasText: "This license is full" });
+  await expect(notice).toContainText("Ada's new desktop");
+  await expect(notice).toContainText("every slot is taken");
+  await expect(page.getByText("3/3")).toBeVisible();
+  await expect(page.getByTestId("seat-rule")).toContainText("A device that sends no heartbeat for 20 minutes");
+  await expect(page.getByText(/Last heartbeat (just now|\d+ minutes? ago)/).first()).toBeVisible();
+
+  // Dismiss: the notice goes (the server forgets the refusal).
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await expect(notice).toBeHidden();
+
+  // Refused again; Free a slot puts focus on a remove button; removing one lets the refused device in.
+  expect(cli(baseURL!, "desktop-ada-4", ["activate", licenseKey, "--name", "Ada's new desktop"]).code).toBe(1);
+  await page.getByRole("button", { name: /Refresh/ }).click();
+  await notice.getByRole("button", { name: "Free a slot" }).click();
+  await expect(page.getByText(/Remove a device you no longer use/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Remove device desktop-ada-1" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText(/Device removed/)).toBeVisible();
+  await expect(page.getByText("2/3")).toBeVisible();
+  expect(cli(baseURL!, "desktop-ada-4", ["activate", licenseKey]).code).toBe(0);
+  await page.getByRole("button", { name: /Refresh/ }).click();
+  await expect(page.getByText("3/3")).toBeVisible();
+  await expect(notice, "an activation clears the notice").toBeHidden();
+
+  // Rotate the key: confirm, see the new key once, the old one works for the grace period.
+  await page.getByRole("button", { name: "Rotate key" }).click();
+  const confirm = page.getByRole("dialog", { name: "Rotate license key?" });
+  await expect(confirm).toContainText("the old key keeps working for 1 hour, then stops");
+  await confirm.getByRole("button", { name: "Rotate key" }).click();
+  const done = page.getByRole("dialog", { name: "Your new license key" });
+  const newKey = (await done.getByTestId("license-key").textContent())!.trim();
+  expect(newKey).toMatch(/^FLOT(-[0-9A-Z]{5}){5}$/);
+  expect(newKey).not.toBe(licenseKey);
+  await expect(done).toContainText(/The old key stops working at \d{1,2}:\d{2} (AM|PM)/);
+  await done.getByRole("button", { name: "Done" }).click();
+  await expect(page.getByTestId("license-key").first()).toHaveText(newKey);
+  await expect(page.getByTestId("previous-key")).toContainText(/Previous key works until \d{1,2}:\d{2} (AM|PM)/);
+
+  // Within the grace both keys validate, and the machine keeps its slot with the new key.
+  expect(cli(baseURL!, "desktop-ada-2", ["activate", licenseKey]).code).toBe(0);
+  expect(cli(baseURL!, "desktop-ada-2", ["activate", newKey]).code).toBe(0);
+  await page.getByRole("button", { name: /Refresh/ }).click();
+  await expect(page.getByText("3/3")).toBeVisible();
+});
