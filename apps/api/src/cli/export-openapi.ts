@@ -1,6 +1,6 @@
 /**
  * Writes the service's OpenAPI document to a file, without listening or touching a data folder: the web build
- * renders the API reference page from it (docs/decisions/0027), so the prerendered page lists every route the
+ * renders the API reference page from it (docs/decisions/0034), so the prerendered page lists every route the
  * service has, described by the same zod schemas that validate them.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
