@@ -295,7 +295,7 @@ export const LICENSE_ERRORS = {
   deactivationLimit: "This license has reached its deactivations for the last 24 hours. Try again later.",
   machineNotActivated: "This machine is not activated for this license.",
   licenseFileActive: (until: Date) =>
-    `This machine holds a license file that works offline until ${until.toISOString()}; its slot stays taken until then. The license owner can remove it in the dashboard.`,
+    `This machine holds a license file that works offline until ${until.toISOString()}; its slot stays taken until then (a file cannot be called back: freeing the slot would let another machine run beside it).`,
 } as const;
 
 export const LICENSE_MESSAGES = {

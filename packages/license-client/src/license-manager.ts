@@ -48,7 +48,8 @@ export type ActivationResult =
   | { activated: true; result: ValidateResult; state: LicenseState; tokenExpiresAt: Date }
   | { activated: false; result: ValidateResult };
 
-export type CheckFailureReason = OfflineFailureReason | "no_token";
+/** "check_failed": no verdict could be reached (e.g. the state file is unreadable); see LicenseSession.onError. */
+export type CheckFailureReason = OfflineFailureReason | "no_token" | "check_failed";
 
 export interface LicenseCheck {
   /** "online": the server answered; "offline": it could not be reached (or not trusted) and the stored token decided. */

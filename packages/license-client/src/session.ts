@@ -116,7 +116,12 @@ export class LicenseSession {
       status = await call();
     } catch (error) {
       if (error instanceof NotActivatedError) status = this.#notActivated();
-      else for (const listener of this.#errorListeners) listener(error);
+      else {
+        for (const listener of this.#errorListeners) listener(error);
+        // No verdict could be reached (unreadable state, an untrustworthy answer…): the last one must not stand in
+        // for it — kept, it would let an app run on for ever past its token, whatever the server decides meanwhile.
+        status = this.#failed(error);
+      }
     }
     if (status) this.#publish(status);
     this.#schedule(status);
@@ -158,6 +163,24 @@ export class LicenseSession {
       previous.mode !== status.mode ||
       previous.license?.tier !== status.license?.tier;
     if (changed) for (const listener of this.#statusListeners) listener(status, previous);
+  }
+
+  #failed(error: unknown): LicenseCheck {
+    const previous = this.#status;
+    return {
+      mode: "offline",
+      valid: false,
+      code: null,
+      reason: "check_failed",
+      message: `The license could not be checked: ${error instanceof Error ? error.message : String(error)}`,
+      licenseKey: previous?.licenseKey ?? "",
+      machineId: previous?.machineId ?? "",
+      license: null,
+      machine: null,
+      tokenExpiresAt: null,
+      lastValidatedAt: previous?.lastValidatedAt ?? null,
+      heartbeatIntervalSeconds: previous?.heartbeatIntervalSeconds ?? null,
+    };
   }
 
   #notActivated(): LicenseCheck {

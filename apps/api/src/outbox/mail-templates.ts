@@ -95,10 +95,10 @@ export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
   },
   "license.created": (data, context) => {
     const after = (data.after ?? {}) as Fields;
+    // The key itself is never mailed (nor kept in the audit log or sent to webhooks): the dashboard shows it.
     return compose(`Your ${BRAND.name} license`, [
-      `Your ${str(after.tier)} license is ready. Its key:`,
-      str(after.license_key),
-      `Paste it into ${BRAND.name} on up to ${str(after.max_machines)} devices. Manage them from your dashboard:`,
+      `Your ${str(after.tier)} license is ready${after.key_hint ? ` (key ending ${str(after.key_hint)})` : ""}.`,
+      `Copy its key from your dashboard and paste it into ${BRAND.name} on up to ${str(after.max_machines)} devices:`,
       `${context.publicOrigin}/dashboard`,
     ]);
   },

@@ -112,7 +112,8 @@ export class CustomerLicenses {
           customerId: customer.id,
           licenseId: inserted.id,
           before: null,
-          after: { license_key: inserted.licenseKey, tier: inserted.tier, max_machines: inserted.maxMachines },
+          // Keys are secrets: the audit log, webhooks and mail name them by their last characters only.
+          after: { key_hint: inserted.licenseKey.slice(-5), tier: inserted.tier, max_machines: inserted.maxMachines },
           address,
         });
       }
@@ -199,7 +200,7 @@ export class CustomerLicenses {
 
   async removeMachine(customer: CustomerRow, licenseKey: string, machineId: string, address: string | null = null) {
     const license = await this.owned(customer, licenseKey);
-    const outcome = await q.removeMachine(this.db, license.id, machineId, new Date(), (tx, removed) =>
+    const { outcome, leaseUntil } = await q.removeMachine(this.db, license.id, machineId, new Date(), (tx, removed) =>
       recordEvent(tx, {
         type: "machine.removed",
         actor: customerActor(customer),
@@ -213,6 +214,9 @@ export class CustomerLicenses {
     );
     if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
     if (outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
+    if (outcome === "leased") {
+      throw new HttpProblem(409, LICENSE_ERRORS.licenseFileActive(leaseUntil!), "LICENSE_FILE_ACTIVE");
+    }
     await this.changed(license.licenseKey);
     return LICENSE_MESSAGES.machineRemoved;
   }

@@ -89,7 +89,9 @@ export class LicensingService {
   private async read(licenseKey: string): Promise<q.LicenseState | null> {
     const generation = this.cache.generation(licenseKey);
     const state = await q.loadLicenseState(this.db, licenseKey);
-    this.cache.set(licenseKey, state, generation);
+    // A rotated key's state is never cached: the license's changes (removal, suspension, binding, culling) name its
+    // current key, so an entry under the old key would not hear of them until it expired.
+    if (!state?.keyValidUntil) this.cache.set(licenseKey, state, generation);
     return state;
   }
 
@@ -138,11 +140,19 @@ export class LicensingService {
     input: ValidateRequest,
     now: Date,
     mode: "validate" | "heartbeat" | "offline",
-  ): Promise<{ result: ValidateResult; knownMachine: boolean; license: q.LicenseRow | null; tokenTtlSeconds: number }> {
+  ): Promise<{
+    result: ValidateResult;
+    knownMachine: boolean;
+    license: q.LicenseRow | null;
+    tokenTtlSeconds: number;
+    /** Set when the key asked with is a rotated one: it stops working then. */
+    keyValidUntil: Date | null;
+  }> {
     const failure = (code: LicenseCode, license: q.LicenseRow | null, knownMachine = false) => ({
       knownMachine,
       license,
       tokenTtlSeconds: 0,
+      keyValidUntil: null,
       result: {
         valid: false,
         code,
@@ -231,6 +241,7 @@ export class LicensingService {
       knownMachine: true,
       license: state.license,
       tokenTtlSeconds,
+      keyValidUntil: state.keyValidUntil,
       result: {
         valid: true,
         code: "VALID",
@@ -307,10 +318,31 @@ export class LicensingService {
         ttlSeconds ?? SEAT_RULES.licenseFileDefaultTtlSeconds,
         SEAT_RULES.licenseFileMaxTtlSeconds,
         this.secondsLeft(evaluated.license, now),
+        // A rotated key (in its grace) cannot mint a file that outlives it: a leaked key is not worth 90 days.
+        evaluated.keyValidUntil
+          ? Math.floor((evaluated.keyValidUntil.getTime() - now.getTime()) / 1000)
+          : Number.POSITIVE_INFINITY,
       ),
     );
-    // The slot is held for as long as the file works offline (never culled, not deactivatable till then).
-    await q.extendLease(this.db, evaluated.license.id, machineId, new Date(now.getTime() + ttl * 1000));
+    // The slot is held for as long as the file works offline (never culled, not removable till then). Decided by the
+    // database, not the cache: a file is only issued to a machine that holds a slot of a license in force right now.
+    const until = new Date(now.getTime() + ttl * 1000);
+    const leased = await q.extendLease(this.db, evaluated.license.id, machineId, until, now);
+    if (!leased) {
+      this.cache.invalidate(licenseKey);
+      return {
+        result: {
+          ...result,
+          valid: false,
+          code: "NOT_ACTIVATED" as const,
+          message: LICENSE_CODE_MESSAGES.NOT_ACTIVATED,
+          machine: null,
+          token: null,
+          heartbeat_interval_seconds: null,
+        },
+        file: null,
+      };
+    }
     const file = await createLicenseFile(this.signer, {
       claims: this.claims(licenseKey, machineId, result.license),
       subject: evaluated.license.id,

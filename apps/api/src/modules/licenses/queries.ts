@@ -165,14 +165,34 @@ export async function bindMachine(
   });
 }
 
-/** A license file issued to a machine: its slot is held until the file expires (culling skips it). */
-export async function extendLease(db: Database, licenseId: string, machineId: string, until: Date): Promise<void> {
-  await db
+/**
+ * A license file issued to a machine: its slot is held until the file expires (culling skips it). False when the
+ * machine holds no slot (removed, deactivated or culled since the caller's cached read) or the license is no longer
+ * in force: no file may then be issued.
+ */
+export async function extendLease(
+  db: Database,
+  licenseId: string,
+  machineId: string,
+  until: Date,
+  now: Date,
+): Promise<boolean> {
+  const rows = await db
     .update(machines)
     .set({
       leaseUntil: sql`greatest(coalesce(${machines.leaseUntil}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)`,
     })
-    .where(and(eq(machines.licenseId, licenseId), eq(machines.machineId, machineId)));
+    .where(
+      and(
+        eq(machines.licenseId, licenseId),
+        eq(machines.machineId, machineId),
+        eq(machines.status, "active"),
+        sql`exists (select 1 from licenses l where l.id = ${licenseId}::uuid and l.status = 'active'
+          and (l.expires_at is null or l.expires_at > ${now.toISOString()}::timestamptz))`,
+      ),
+    )
+    .returning({ id: machines.id });
+  return rows.length === 1;
 }
 
 /** A device refused because the license was full: the owner sees the latest few on the dashboard. */
@@ -423,11 +443,13 @@ export async function machinesOf(db: Database, licenseId: string): Promise<Machi
   return db.select().from(machines).where(eq(machines.licenseId, licenseId)).orderBy(asc(machines.boundAt));
 }
 
-export type RemoveOutcome = "removed" | "not-found" | "last-machine";
+export type RemoveOutcome = "removed" | "not-found" | "last-machine" | "leased";
 
 /**
  * Removes a machine (never the last one) and remembers the removal, so that the machine does not bind again on
- * its own; when the primary goes, the oldest remaining becomes primary.
+ * its own; when the primary goes, the oldest remaining becomes primary. A machine holding a license file that
+ * still works keeps its slot until the file expires (as with deactivation): the file keeps working offline, so
+ * freeing its slot would let another machine run beside it — a license file per removal, seats without end.
  */
 export async function removeMachine(
   db: Database,
@@ -436,7 +458,7 @@ export async function removeMachine(
   now: Date,
   /** Runs in the removal's transaction (the audit record). */
   onRemoved?: (tx: Database, removed: MachineRow) => Promise<unknown>,
-): Promise<RemoveOutcome> {
+): Promise<{ outcome: RemoveOutcome; leaseUntil?: Date }> {
   return db.transaction(async (tx) => {
     await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
     const bound = await tx
@@ -445,8 +467,9 @@ export async function removeMachine(
       .where(eq(machines.licenseId, licenseId))
       .orderBy(asc(machines.boundAt));
     const target = bound.find((row) => row.machineId === machineId);
-    if (!target) return "not-found";
-    if (bound.length <= 1) return "last-machine";
+    if (!target) return { outcome: "not-found" };
+    if (bound.length <= 1) return { outcome: "last-machine" };
+    if (target.leaseUntil && target.leaseUntil > now) return { outcome: "leased", leaseUntil: target.leaseUntil };
     await tx.delete(machines).where(eq(machines.id, target.id));
     await tx
       .insert(machineRemovals)
@@ -466,7 +489,7 @@ export async function removeMachine(
       if (next) await tx.update(machines).set({ isPrimary: true }).where(eq(machines.id, next.id));
     }
     await onRemoved?.(tx as unknown as Database, target);
-    return "removed";
+    return { outcome: "removed" };
   });
 }
 
