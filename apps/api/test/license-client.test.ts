@@ -363,8 +363,14 @@ describe("flotilla-license CLI against the service: files both ways, heartbeat, 
       const checkout = await run(["checkout", "--ttl", "30d", "--json"], "cli-online", "online.json");
       expect(checkout.code).toBe(0);
       expect((await run(["checkout", "--ttl", "400d"], "cli-online", "online.json")).code).toBe(2);
-      const deactivated = JSON.parse((await run(["deactivate", "--json"], "cli-online", "online.json")).stdout);
-      expect(deactivated).toMatchObject({ released: true, forgotten: true });
+      // Its license file holds the slot: the app cannot free it (a copy of the file would keep running).
+      const held = await run(["deactivate", "--json"], "cli-online", "online.json");
+      expect(held.code).toBe(1);
+      expect(held.stdout).toContain("LICENSE_FILE_ACTIVE");
+      const forgotten = JSON.parse(
+        (await run(["deactivate", "--local", "--json"], "cli-online", "online.json")).stdout,
+      );
+      expect(forgotten).toMatchObject({ released: false, forgotten: true });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -174,6 +174,8 @@ describe("deactivation from the app, and the caps that stop a key being passed a
     const refused = await deactivate(key, "ping-pong");
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ success: false, code: "DEACTIVATION_LIMIT" });
+    // Retry-After says when the cap frees up (24 hours after the oldest deactivation), so clients do not hammer it.
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(86_400 - 120);
     // The machine keeps its slot: a refused deactivation changes nothing.
     expect((await heartbeat(key, "ping-pong")).json().data.code).toBe("VALID");
   });
@@ -289,6 +291,9 @@ describe("key rotation", () => {
     expect((await machinesOf(token, license.license_key)).current_count).toBe(2);
     // The old key still works within the grace…
     expect((await heartbeat(key, "rot-2")).json().data.code).toBe("VALID");
+    // …for the machines that hold a slot: it activates nothing new.
+    expect((await validate(key, "rot-newcomer")).json().data).toMatchObject({ code: "NOT_FOUND", token: null });
+    expect((await machinesOf(token, license.license_key)).current_count).toBe(2);
     // …and not after it, even from a cache filled during the grace (the clock moves past the grace)…
     vi.useFakeTimers({ toFake: ["Date"] });
     try {

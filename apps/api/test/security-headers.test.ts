@@ -134,7 +134,15 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     "POST /api/license/usage": { license_key: key, machine_id: "headers-one", executions: 3 },
     "POST /api/customer/licenses": { tier: "free" },
   };
-  const pathValues = { licenseKey: key, machineId: "headers-two" };
+  // Admin paths are reached as a customer (403): any well-formed id shows the headers of that answer.
+  const someId = "00000000-0000-4000-8000-000000000000";
+  const pathValues = {
+    licenseKey: key,
+    machineId: "headers-two",
+    customerId: someId,
+    endpointId: someId,
+    deliveryId: someId,
+  };
   const answers: { key: string; response: LightMyRequestResponse }[] = [];
   // Session-ending calls last, each with its own session.
   const ordered = [...operations].sort(

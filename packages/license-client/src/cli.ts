@@ -176,7 +176,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     const serverUrl = async (): Promise<string> =>
       values.server ??
       env.FLOTILLA_SERVER ??
-      (command === "activate" ? undefined : (await store.read())?.server_url) ??
+      (command === "activate" ? undefined : (await store.read().catch(() => null))?.server_url) ??
       DEFAULT_BASE_URL;
     const manager = async (offlineOnly = false) =>
       new LicenseManager({

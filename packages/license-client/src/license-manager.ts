@@ -11,7 +11,13 @@ import os from "node:os";
 import type { LicenseCode } from "@flotilla/contracts/tiers";
 import { decodeJwt } from "jose";
 import type { CallOptions, LicenseClient, LicenseFeatures, UsageResult, ValidateResult } from "./client";
-import { isConnectivityError, LicenseApiError, LicenseTokenError, NotActivatedError } from "./errors";
+import {
+  isConnectivityError,
+  LicenseApiError,
+  LicenseStateError,
+  LicenseTokenError,
+  NotActivatedError,
+} from "./errors";
 import { type ActivationRequestFile, activationRequest, type LicenseFile, verifyLicenseFile } from "./files";
 import { getMachineId } from "./machine-id";
 import {
@@ -332,7 +338,14 @@ export class LicenseManager {
    * per day (DEACTIVATION_LIMIT is thrown; the activation is then kept).
    */
   async deactivate(options: { localOnly?: boolean } & CallOptions = {}): Promise<DeactivationResult> {
-    const state = await this.store.read();
+    let state: LicenseState | null;
+    try {
+      state = await this.store.read();
+    } catch (error) {
+      // An unreadable state names no slot to free: it can only be forgotten.
+      if (!(error instanceof LicenseStateError)) throw error;
+      return { released: false, deactivationsLeft: null, forgotten: await this.store.clear() };
+    }
     if (!state) return { released: false, deactivationsLeft: null, forgotten: false };
     let released = false;
     let deactivationsLeft: number | null = null;

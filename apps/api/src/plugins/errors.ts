@@ -12,6 +12,8 @@ export class HttpProblem extends Error {
     readonly statusCode: number,
     message: string,
     readonly code?: string,
+    /** Sent as Retry-After (seconds), e.g. when a daily cap frees up. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -20,6 +22,7 @@ export class HttpProblem extends Error {
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpProblem) {
+      if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
       return reply.code(error.statusCode).send({ success: false, error: error.message, code: error.code });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {

@@ -174,6 +174,9 @@ export class LicensingService {
     if (isPrimary === undefined) {
       if (state.removed.has(machineId)) return failure("MACHINE_REMOVED", state.license, true);
       if (mode === "heartbeat" && !state.inactive.has(machineId)) return failure("NOT_ACTIVATED", state.license);
+      // A rotated key in its grace serves the machines that already hold a slot, so they can take the new key; it
+      // activates nothing new (a leaked key is worth nothing more once its owner rotated it).
+      if (state.keyValidUntil && !state.inactive.has(machineId)) return failure("NOT_FOUND", null);
       const machine = {
         machineId,
         displayId: displayIdFor(machineId),
@@ -359,7 +362,7 @@ export class LicensingService {
     const licenseKey = normalizeLicenseKey(input.license_key);
     const state = await this.state(licenseKey);
     if (!state) throw new HttpProblem(404, LICENSE_CODE_MESSAGES.NOT_FOUND, "NOT_FOUND");
-    const { outcome, left, leaseUntil } = await q.deactivateMachine(
+    const { outcome, left, leaseUntil, retryAfterSeconds } = await q.deactivateMachine(
       this.db,
       state.license.id,
       input.machine_id.trim(),
@@ -379,7 +382,9 @@ export class LicensingService {
     if (outcome === "leased") {
       throw new HttpProblem(409, LICENSE_ERRORS.licenseFileActive(leaseUntil!), "LICENSE_FILE_ACTIVE");
     }
-    if (outcome === "limit") throw new HttpProblem(429, LICENSE_ERRORS.deactivationLimit, "DEACTIVATION_LIMIT");
+    if (outcome === "limit") {
+      throw new HttpProblem(429, LICENSE_ERRORS.deactivationLimit, "DEACTIVATION_LIMIT", retryAfterSeconds);
+    }
     await this.changed(state.license.licenseKey);
     if (state.license.licenseKey !== licenseKey) await this.changed(licenseKey);
     return { deactivated: true, deactivations_left: left };

@@ -209,6 +209,9 @@ export async function recordRefusal(
 ) {
   await db.transaction(async (trx) => {
     const tx = trx as unknown as Database;
+    // Refusals of one license run one at a time, under the lock binds take first: concurrent upserts and prunes
+    // of the same rows would otherwise deadlock, and "was a notice showing?" must not race.
+    await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
     const [showing] = await tx
       .select({ n: count() })
       .from(activationRefusals)
@@ -272,7 +275,7 @@ export async function deactivateMachine(
   now: Date,
   /** Runs in the deactivation's transaction (the audit record). */
   onDeactivated?: (tx: Database, machine: MachineRow) => Promise<unknown>,
-): Promise<{ outcome: DeactivateOutcome; left: number; leaseUntil?: Date }> {
+): Promise<{ outcome: DeactivateOutcome; left: number; leaseUntil?: Date; retryAfterSeconds?: number }> {
   return db.transaction(async (tx) => {
     await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
     const [target] = await tx
@@ -289,7 +292,23 @@ export async function deactivateMachine(
     if (!target) return { outcome: "not-found", left };
     // A license file still working offline keeps its slot: freeing it would let a copy run beside a new machine.
     if (target.leaseUntil && target.leaseUntil > now) return { outcome: "leased", left, leaseUntil: target.leaseUntil };
-    if (left === 0) return { outcome: "limit", left };
+    if (left === 0) {
+      // The cap frees up when the oldest deactivation of the window is 24 hours old.
+      const [oldest] = await tx
+        .select({ at: machineEvents.at })
+        .from(machineEvents)
+        .where(
+          and(
+            eq(machineEvents.licenseId, licenseId),
+            eq(machineEvents.kind, "deactivated"),
+            gte(machineEvents.at, new Date(now.getTime() - DAY_MS)),
+          ),
+        )
+        .orderBy(asc(machineEvents.at))
+        .limit(1);
+      const freesAt = (oldest?.at.getTime() ?? now.getTime()) + DAY_MS;
+      return { outcome: "limit", left, retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) };
+    }
     await tx.delete(machines).where(eq(machines.id, target.id));
     await tx.insert(machineEvents).values({ licenseId, machineId, kind: "deactivated", at: now });
     if (target.isPrimary) await promoteOldest(tx as unknown as Database, licenseId);
