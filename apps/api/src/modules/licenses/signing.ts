@@ -3,10 +3,16 @@
  * instance must share it — otherwise generated once into the data folder (mode 0600), or kept in memory
  * for tests. The public half is published as a JWK for offline verification.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  sign as edSign,
+  generateKeyPairSync,
+  type KeyObject,
+} from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SignJWT } from "jose";
 
 export const TOKEN_ISSUER = "flotilla-licensing";
 export const TOKEN_AUDIENCE = "flotilla-desktop";
@@ -31,22 +37,32 @@ function loadPrivateKey(pem: string | null, dataDir: string | null): KeyObject {
   return generateKeyPairSync("ed25519").privateKey;
 }
 
+const base64url = (text: string) => Buffer.from(text, "utf8").toString("base64url");
+
+/**
+ * A compact EdDSA JWT (RFC 8037), signed with node:crypto and the KeyObject loaded once: the same token jose's
+ * SignJWT made (header `{alg, kid, typ}`, the claims then iss, aud, sub, iat, exp), without WebCrypto's
+ * per-call key import and promise hops. The protected header never changes: encoded once.
+ */
+export function compactJwtSigner(privateKey: KeyObject, kid: string) {
+  const header = base64url(JSON.stringify({ alg: "EdDSA", kid, typ: "JWT" }));
+  return (claims: Record<string, unknown>, subject: string, ttlSeconds: number, now = Date.now()): string => {
+    const iat = Math.floor(now / 1000);
+    const payload = { ...claims, iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, sub: subject, iat, exp: iat + ttlSeconds };
+    const input = `${header}.${base64url(JSON.stringify(payload))}`;
+    return `${input}.${edSign(null, Buffer.from(input, "ascii"), privateKey).toString("base64url")}`;
+  };
+}
+
 export function createLicenseSigner(options: { pem: string | null; dataDir: string | null }): LicenseSigner {
   const privateKey = loadPrivateKey(options.pem, options.dataDir);
   if (privateKey.asymmetricKeyType !== "ed25519") throw new Error("LICENSE_SIGNING_KEY must be an Ed25519 private key");
   const jwk = createPublicKey(privateKey).export({ format: "jwk" }) as { kty: string; crv: string; x: string };
   const kid = createHash("sha256").update(jwk.x).digest("base64url").slice(0, 16);
+  const signCompact = compactJwtSigner(privateKey, kid);
   return {
     kid,
     publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid, alg: "EdDSA", use: "sig" },
-    sign: (claims, subject, ttlSeconds) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })
-        .setIssuer(TOKEN_ISSUER)
-        .setAudience(TOKEN_AUDIENCE)
-        .setSubject(subject)
-        .setIssuedAt()
-        .setExpirationTime(`${ttlSeconds}s`)
-        .sign(privateKey),
+    sign: async (claims, subject, ttlSeconds) => signCompact(claims, subject, ttlSeconds),
   };
 }
