@@ -9,6 +9,7 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
 import { closeRedis, connectRedis, connectSubscriber } from "./lib/redis";
+import { RequestLogs } from "./lib/request-logging";
 import { loadOrCreateSecret } from "./lib/secrets";
 import { mountDevelopmentIssuer } from "./modules/auth/dev-issuer";
 import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/identity-provider";
@@ -68,6 +69,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
               req: (req) => ({ method: req.method, url: pathOnly(req.url), remoteAddress: req.ip }),
             },
           },
+    // One line per request at debug, errors and 5xx answers above it (lib/request-logging.ts).
+    logController: new RequestLogs(),
     bodyLimit: config.bodyLimit,
     // A hop count trusts that many proxies nearest to us (Fastify's own rule for numbers), a list trusts those
     // addresses; X-Forwarded-For entries written by the client itself are never believed.
