@@ -35,6 +35,26 @@ describe("license token signer", () => {
     expect(compactJwtSigner(createPrivateKey(pem), ours.kid)(claims, "license-id-1", 604_800, now)).toBe(expected);
   });
 
+  it("reuses a signature only for the very same signing input (deterministic Ed25519), never across seconds", async () => {
+    const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+    const key = createPrivateKey(pem);
+    const memoised = compactJwtSigner(key, "kid-1");
+    const fresh = () => compactJwtSigner(key, "kid-1");
+    const now = 1_790_000_000_000;
+    const first = memoised(claims, "license-id-3", 600, now);
+    // Same second, same claims: the token a fresh signer makes, byte for byte.
+    expect(memoised(claims, "license-id-3", 600, now + 999)).toBe(first);
+    expect(fresh()(claims, "license-id-3", 600, now + 999)).toBe(first);
+    // Any claim that differs (here the status) is signed anew.
+    const suspended = memoised({ ...claims, status: "suspended" }, "license-id-3", 600, now + 10);
+    expect(suspended).not.toBe(first);
+    expect(suspended).toBe(fresh()({ ...claims, status: "suspended" }, "license-id-3", 600, now + 10));
+    // The next second: a new iat, a new signature.
+    const later = memoised(claims, "license-id-3", 600, now + 1_000);
+    expect(later).not.toBe(first);
+    expect(later).toBe(fresh()(claims, "license-id-3", 600, now + 1_000));
+  });
+
   it("signs tokens the published public key verifies, expiring after the TTL", async () => {
     const signer = createLicenseSigner({ pem: null, dataDir: null });
     const token = await signer.sign(claims, "license-id-2", 3_600);
