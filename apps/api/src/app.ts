@@ -104,9 +104,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerNulGuard(app);
   // Every answer names its request (correlates with nginx's log); while draining, every answer closes its
   // connection: clients reconnect, and find another instance.
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     if (lifecycle.draining) reply.header("connection", "close");
+    done();
   });
 
   const database = await openDatabase(config.database);
