@@ -2,12 +2,13 @@
 //   a. a bare Fastify app (no plugins, one trivial JSON route, same Fastify version) in a child process;
 //   b. the built service's GET /api/health;
 //   c. POST /api/license/validate with a real license key and machines, as req/s and as a ratio to (a);
-//   d. validate latency (p50/p99) at a fixed 1,000 req/s (autocannon overallRate);
+//   d. validate latency (p50/p99) at a fixed 1,000 req/s (autocannon overallRate), beside the bare app's at the
+//      same rate (what the machine itself adds: the figures are only as quiet as the machine);
 //   e. validate through nginx in front of 1 and 3 instances on PostgreSQL and Redis (scripts/lib/cluster.mjs),
 //      skipped with a message when PostgreSQL (127.0.0.1:5432) or Redis (127.0.0.1:6379) does not answer;
 //   f. the 30-day device analytics with 10 k vs 1 M validation events recorded (in process, a few seconds).
 // Flags: --no-cluster, --no-analytics, --profile (runs the service under `node --cpu-prof` during the validate
-// load and prints the functions with the most self time). The single instance runs on the embedded database
+// load — or health's with BENCH_PROFILE_TARGET=health — and prints the functions with the most self time). The single instance runs on the embedded database
 // unless BENCH_DATABASE_URL=postgres://… is set.
 // Knobs: BENCH_SECONDS (10), BENCH_FIXED_SECONDS (10), BENCH_CONNECTIONS (16), BENCH_LOG_LEVEL (info, the
 // service's default), BENCH_PORT (3900; the bench uses the ten ports from there).
@@ -209,15 +210,17 @@ const validate = validateRequests(licenseKey);
 const health = [{ method: "GET", path: "/api/health" }];
 
 if (PROFILE) {
-  console.log(`Profiling: validate under load for ${SECONDS} s…`);
-  await closedLoop(BASE, validate, WARMUP_SECONDS);
-  const load = await closedLoop(BASE, validate);
+  const target = process.env.BENCH_PROFILE_TARGET === "health" ? "health" : "validate";
+  const requests = target === "health" ? health : validate;
+  console.log(`Profiling: ${target} under load for ${SECONDS} s…`);
+  await closedLoop(BASE, requests, WARMUP_SECONDS);
+  const load = await closedLoop(BASE, requests);
   await service.stop();
   await bareServer.stop();
   const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
   const { total, functions, packages } = summarize(join(profileDir, file), 25, SECONDS);
   console.log(
-    `\nvalidate ${Math.round(load.rps)} req/s under the profiler; ${total} samples in the last ${SECONDS} s of ${join(profileDir, file)}`,
+    `\n${target} ${Math.round(load.rps)} req/s under the profiler; ${total} samples in the last ${SECONDS} s of ${join(profileDir, file)}`,
   );
   console.log(`\nSelf time per package:\n${packages.join("\n")}\n\nSelf time per function:\n${functions.join("\n")}`);
   process.exit(0);
@@ -228,6 +231,8 @@ await closedLoop(BARE, [{ method: "GET", path: "/" }], WARMUP_SECONDS);
 await closedLoop(BASE, health, WARMUP_SECONDS);
 await closedLoop(BASE, validate, WARMUP_SECONDS);
 const bare = await closedLoop(BARE, [{ method: "GET", path: "/" }]);
+// The machine's floor for the fixed-rate figure: the same pacing against the bare app.
+const bareFixed = await fixedRate(BARE, [{ method: "GET", path: "/" }], FIXED_RATE, FIXED_SECONDS);
 await bareServer.stop();
 const healthResult = await closedLoop(BASE, health);
 const validateResult = await closedLoop(BASE, validate);
@@ -308,6 +313,7 @@ const results = {
   validateRps: Math.round(validateResult.rps),
   healthToBare: Number((healthResult.rps / bare.rps).toFixed(3)),
   validateToBare: Number((validateResult.rps / bare.rps).toFixed(3)),
+  bareFixedRate: { p50Ms: ms(bareFixed.p50), p99Ms: ms(bareFixed.p99), maxMs: ms(bareFixed.max) },
   fixedRate: {
     targetRps: FIXED_RATE,
     achievedRps: Math.round(fixed.achievedRps),
@@ -326,6 +332,11 @@ const rows = [
   ["bare Fastify GET /", `${results.bareFastifyRps} req/s`, "100.0 %"],
   ["GET /api/health", `${results.healthRps} req/s`, pct(results.healthToBare)],
   ["POST /api/license/validate", `${results.validateRps} req/s`, pct(results.validateToBare)],
+  [
+    `bare Fastify at ${FIXED_RATE} req/s`,
+    `p50 ${results.bareFixedRate.p50Ms} ms`,
+    `p99 ${results.bareFixedRate.p99Ms} ms (the machine's floor)`,
+  ],
   [
     `validate at ${FIXED_RATE} req/s`,
     `p50 ${results.fixedRate.p50Ms} ms`,
