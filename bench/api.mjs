@@ -10,8 +10,11 @@
 // Flags: --no-cluster, --no-analytics, --profile (runs the service under `node --cpu-prof` during the validate
 // load — or health's with BENCH_PROFILE_TARGET=health — and prints the functions with the most self time). The single instance runs on the embedded database
 // unless BENCH_DATABASE_URL=postgres://… is set.
+// Single-instance targets are measured in BENCH_ROUNDS (5) alternating slices, so that a neighbour's burst on a
+// shared machine weighs on all of them alike; the table prints the load average at the start and the end.
 // Knobs: BENCH_SECONDS (10), BENCH_FIXED_SECONDS (10), BENCH_CONNECTIONS (16), BENCH_LOG_LEVEL (info, the
-// service's default), BENCH_PORT (3900; the bench uses the ten ports from there).
+// service's default), BENCH_PORT (3900; the bench uses the ten ports from there), BENCH_SERVER (the bundle the
+// single instance runs, default apps/api/dist/server.js: point it at an older commit's build to compare).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -32,9 +35,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FIXED_RATE = 1_000;
 const FIXED_SECONDS = Number(process.env.BENCH_FIXED_SECONDS ?? 10);
 const WARMUP_SECONDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "";
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 const PROFILE = flags.has("--profile");
+/** Another build of the service for the single-instance figures (an A/B against an older commit's bundle). */
+const SERVER = process.env.BENCH_SERVER ?? join(ROOT, "apps/api/dist/server.js");
 const OUT = join(ROOT, ".cache/bench");
 const UNLIMITED = {
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: "100000",
@@ -87,6 +93,8 @@ async function startProcess(name, args, env, base, readyPath) {
 async function closedLoop(url, requests, seconds = SECONDS) {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests });
   return {
+    requests: result.requests.total,
+    seconds,
     rps: result.requests.total / seconds,
     failures: result.non2xx + result.errors + result.timeouts,
   };
@@ -98,15 +106,42 @@ async function fixedRate(url, requests, rate, seconds) {
   const instance = autocannon({ url, connections: CONNECTIONS, duration: seconds, overallRate: rate, requests });
   instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
-  latencies.sort((a, b) => a - b);
-  const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? Number.NaN;
   return {
-    achievedRps: result.requests.total / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
-    max: latencies.at(-1) ?? Number.NaN,
+    requests: result.requests.total,
+    seconds,
+    latencies,
     failures: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+/**
+ * Runs every target for `seconds` in all, in ROUNDS alternating slices (a, b, c, a, b, c…), so that a neighbour's
+ * burst on this shared machine weighs on every target alike instead of on whichever ran then.
+ */
+async function interleaved(targets, seconds, run, rounds = ROUNDS) {
+  const slice = seconds / rounds;
+  const totals = targets.map(() => ({ requests: 0, seconds: 0, failures: 0, latencies: [] }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, target] of targets.entries()) {
+      const part = await run(target, slice);
+      const total = totals[index];
+      total.requests += part.requests;
+      total.seconds += part.seconds;
+      total.failures += part.failures;
+      if (part.latencies) total.latencies.push(...part.latencies);
+    }
+  }
+  return totals.map((total) => {
+    const sorted = total.latencies.sort((a, b) => a - b);
+    const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+    return {
+      rps: total.requests / total.seconds,
+      failures: total.failures,
+      p50: at(0.5),
+      p99: at(0.99),
+      max: sorted.at(-1) ?? Number.NaN,
+    };
+  });
 }
 
 const validateRequests = (licenseKey) =>
@@ -192,7 +227,7 @@ const bareServer = await startProcess(
 );
 const service = await startProcess(
   "api-server",
-  [...(PROFILE ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : []), join(ROOT, "apps/api/dist/server.js")],
+  [...(PROFILE ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : []), SERVER],
   {
     PORT: String(PORT),
     HOST: "127.0.0.1",
@@ -230,13 +265,22 @@ console.log(`Warming up (${WARMUP_SECONDS} s per target), then ${SECONDS} s per 
 await closedLoop(BARE, [{ method: "GET", path: "/" }], WARMUP_SECONDS);
 await closedLoop(BASE, health, WARMUP_SECONDS);
 await closedLoop(BASE, validate, WARMUP_SECONDS);
-const bare = await closedLoop(BARE, [{ method: "GET", path: "/" }]);
-// The machine's floor for the fixed-rate figure: the same pacing against the bare app.
-const bareFixed = await fixedRate(BARE, [{ method: "GET", path: "/" }], FIXED_RATE, FIXED_SECONDS);
+const BARE_TARGET = { url: BARE, requests: [{ method: "GET", path: "/" }] };
+const [bare, healthResult, validateResult] = await interleaved(
+  [BARE_TARGET, { url: BASE, requests: health }, { url: BASE, requests: validate }],
+  SECONDS,
+  (target, seconds) => closedLoop(target.url, target.requests, seconds),
+);
+// The bare app at the same pace is the machine's floor for the latency figure.
+const [bareFixed, fixed] = await interleaved(
+  [BARE_TARGET, { url: BASE, requests: validate }],
+  FIXED_SECONDS,
+  (target, seconds) => fixedRate(target.url, target.requests, FIXED_RATE, seconds),
+  // Longer slices: each paced run starts with one request per connection at once, a burst short slices overweigh.
+  2,
+);
+fixed.achievedRps = fixed.rps;
 await bareServer.stop();
-const healthResult = await closedLoop(BASE, health);
-const validateResult = await closedLoop(BASE, validate);
-const fixed = await fixedRate(BASE, validate, FIXED_RATE, FIXED_SECONDS);
 await service.stop();
 
 // ── e: the cluster behind nginx ──
@@ -306,6 +350,7 @@ const results = {
   database: DATABASE_URL ? "postgresql" : "pglite",
   connections: CONNECTIONS,
   seconds: SECONDS,
+  rounds: ROUNDS,
   logLevel: LOG_LEVEL,
   loadAverage: { start: loadAtStart.map(ms), end: loadAtEnd.map(ms) },
   bareFastifyRps: Math.round(bare.rps),
