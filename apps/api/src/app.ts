@@ -10,6 +10,7 @@ import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
 import { closeRedis, connectRedis, connectSubscriber } from "./lib/redis";
+import { RequestLogs } from "./lib/request-logging";
 import { loadOrCreateSecret } from "./lib/secrets";
 import { AdminRoles } from "./modules/admin/roles";
 import { registerAdminRoutes } from "./modules/admin/routes";
@@ -77,6 +78,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
               req: (req) => ({ method: req.method, url: pathOnly(req.url), remoteAddress: req.ip }),
             },
           },
+    // One line per request at debug, errors and 5xx answers above it (lib/request-logging.ts).
+    logController: new RequestLogs(),
     bodyLimit: config.bodyLimit,
     // A hop count trusts that many proxies nearest to us (Fastify's own rule for numbers), a list trusts those
     // addresses; X-Forwarded-For entries written by the client itself are never believed.
@@ -110,9 +113,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerNulGuard(app);
   // Every answer names its request (correlates with nginx's log); while draining, every answer closes its
   // connection: clients reconnect, and find another instance.
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     if (lifecycle.draining) reply.header("connection", "close");
+    done();
   });
 
   const database = await openDatabase(config.database);

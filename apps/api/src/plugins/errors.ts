@@ -102,12 +102,17 @@ function containsNul(value: unknown): boolean {
  * No field of this API has a use for it: refuse it with a 400 before validation, for every /api route.
  */
 export function registerNulGuard(app: FastifyInstance) {
-  app.addHook("preValidation", async (request, reply) => {
-    if (!request.url.startsWith("/api/")) return;
-    if (containsNul(request.params) || containsNul(request.query) || containsNul(request.body)) {
-      return reply
+  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
+  app.addHook("preValidation", (request, reply, done) => {
+    if (
+      request.url.startsWith("/api/") &&
+      (containsNul(request.params) || containsNul(request.query) || containsNul(request.body))
+    ) {
+      reply
         .code(400)
         .send({ success: false, error: "Text must not contain NUL characters", code: ERROR_CODES.validation });
+      return;
     }
+    done();
   });
 }

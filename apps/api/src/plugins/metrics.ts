@@ -105,13 +105,14 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources): 
     registers: [registry],
   });
 
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";
     requests.observe(
       { method: request.method, route, status_code: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
     if (reply.statusCode === 429) refusals.inc({ route });
+    done();
   });
 
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {

@@ -1,14 +1,19 @@
 /**
  * Security headers. The API answers JSON under a locked-down CSP; HTML pages get a page-specific CSP
  * from the site plugin (script hashes instead of 'unsafe-inline'). HSTS only in production, over HTTPS.
+ *
+ * Helmet decides the header set, but it is static (no nonces, no per-route options): it is computed once at
+ * start and copied onto every reply by one hook. @fastify/helmet rebuilt the helmet middleware — parsing the
+ * CSP directives again — on every request, in two hooks.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import cors from "@fastify/cors";
-import helmet from "@fastify/helmet";
 import type { FastifyInstance } from "fastify";
+import helmet, { type HelmetOptions } from "helmet";
 import type { Config } from "../config";
 
-export async function registerSecurity(app: FastifyInstance, config: Config) {
-  await app.register(helmet, {
+export function helmetOptions(config: Pick<Config, "env">): HelmetOptions {
+  return {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
@@ -17,6 +22,41 @@ export async function registerSecurity(app: FastifyInstance, config: Config) {
     crossOriginEmbedderPolicy: false,
     crossOriginResourcePolicy: { policy: "same-origin" },
     referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+  };
+}
+
+/** The headers helmet's middleware sets for these options, captured once (lower-case names). */
+export function staticSecurityHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const capture = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  let failure: unknown = null;
+  let done = false;
+  helmet(options)({} as IncomingMessage, capture as unknown as ServerResponse, (error?: unknown) => {
+    failure = error ?? null;
+    done = true;
+  });
+  // Helmet's middleware is synchronous; anything else would mean headers depend on the request.
+  if (!done || failure) throw failure ?? new Error("helmet did not set its headers synchronously");
+  return headers;
+}
+
+export async function registerSecurity(app: FastifyInstance, config: Config) {
+  const headers = staticSecurityHeaders(helmetOptions(config));
+  const entries = Object.entries(headers);
+  app.addHook("onRequest", (request, reply, done) => {
+    // API routes answer through Fastify: its header map is the cheap path (Node then writes the head in one go).
+    // Elsewhere — pages, assets, and the development issuer, whose hijacked replies never write Fastify's map —
+    // on the raw response, as helmet did; a page's own CSP set on the reply still replaces the default.
+    if (request.url.startsWith("/api/")) reply.headers(headers);
+    else for (const [name, value] of entries) reply.raw.setHeader(name, value);
+    done();
   });
   // CORS is closed: the site and the API share one origin; the desktop app is not a browser.
   await app.register(cors, { origin: false });

@@ -14,8 +14,18 @@ export const ATTEMPT_FLUSH_INTERVAL_MS = 1_000;
  */
 export const MAX_PENDING_COUNTERS = 50_000;
 
+const DAY_MS = 86_400_000;
+/** The last day formatted: every validation asks, and almost all of them fall on the same day. */
+let lastDay = { start: 0, end: 0, text: "" };
+
 export function utcDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
+  const time = date.getTime();
+  if (time >= lastDay.start && time < lastDay.end) return lastDay.text;
+  const start = Math.floor(time / DAY_MS) * DAY_MS;
+  const text = date.toISOString().slice(0, 10);
+  // An invalid date has no day to remember (toISOString has thrown already).
+  lastDay = { start, end: start + DAY_MS, text };
+  return text;
 }
 
 export class AttemptRecorder {

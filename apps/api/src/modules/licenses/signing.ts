@@ -7,13 +7,12 @@ import {
   createHash,
   createPrivateKey,
   createPublicKey,
+  sign as edSign,
   generateKeyPairSync,
   type KeyObject,
-  sign as signBytes,
 } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SignJWT } from "jose";
 
 export const TOKEN_ISSUER = "flotilla-licensing";
 export const TOKEN_AUDIENCE = "flotilla-desktop";
@@ -40,24 +39,54 @@ function loadPrivateKey(pem: string | null, dataDir: string | null): KeyObject {
   return generateKeyPairSync("ed25519").privateKey;
 }
 
+const base64url = (text: string) => Buffer.from(text, "utf8").toString("base64url");
+
+/** Signatures kept for the current second at most (see `compactJwtSigner`). */
+export const SIGNATURE_MEMO_MAX = 4_096;
+
+/**
+ * A compact EdDSA JWT (RFC 8037), signed with node:crypto and the KeyObject loaded once: the same token jose's
+ * SignJWT made (header `{alg, kid, typ}`, the claims then iss, aud, sub, iat, exp), without WebCrypto's
+ * per-call key import and promise hops. The protected header never changes: encoded once.
+ *
+ * Ed25519 signatures are deterministic: one signing input always gets the same signature. So the signatures of
+ * the current second's inputs are kept, and a machine validating again within that second — same license state,
+ * same claims, same iat and exp — gets the bytes signing would produce anyway. The decision (valid or not, and
+ * every claim) is made fresh by the caller each time; only the arithmetic is reused, so nothing stale can be
+ * served. The input carries iat, so nothing repeats across seconds: the memo is dropped when the second changes.
+ */
+export function compactJwtSigner(privateKey: KeyObject, kid: string) {
+  const header = base64url(JSON.stringify({ alg: "EdDSA", kid, typ: "JWT" }));
+  const memo = new Map<string, string>();
+  let memoSecond = -1;
+  return (claims: Record<string, unknown>, subject: string, ttlSeconds: number, now = Date.now()): string => {
+    const iat = Math.floor(now / 1000);
+    const payload = { ...claims, iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, sub: subject, iat, exp: iat + ttlSeconds };
+    const input = `${header}.${base64url(JSON.stringify(payload))}`;
+    if (iat !== memoSecond) {
+      memo.clear();
+      memoSecond = iat;
+    }
+    let signature = memo.get(input);
+    if (signature === undefined) {
+      signature = edSign(null, Buffer.from(input, "ascii"), privateKey).toString("base64url");
+      if (memo.size < SIGNATURE_MEMO_MAX) memo.set(input, signature);
+    }
+    return `${input}.${signature}`;
+  };
+}
+
 export function createLicenseSigner(options: { pem: string | null; dataDir: string | null }): LicenseSigner {
   const privateKey = loadPrivateKey(options.pem, options.dataDir);
   if (privateKey.asymmetricKeyType !== "ed25519") throw new Error("LICENSE_SIGNING_KEY must be an Ed25519 private key");
   const jwk = createPublicKey(privateKey).export({ format: "jwk" }) as { kty: string; crv: string; x: string };
   const kid = createHash("sha256").update(jwk.x).digest("base64url").slice(0, 16);
+  const signCompact = compactJwtSigner(privateKey, kid);
   return {
     kid,
     publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid, alg: "EdDSA", use: "sig" },
-    sign: (claims, subject, ttlSeconds) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })
-        .setIssuer(TOKEN_ISSUER)
-        .setAudience(TOKEN_AUDIENCE)
-        .setSubject(subject)
-        .setIssuedAt()
-        .setExpirationTime(`${ttlSeconds}s`)
-        .sign(privateKey),
+    sign: async (claims, subject, ttlSeconds) => signCompact(claims, subject, ttlSeconds),
     signDetached: (data) =>
-      signBytes(null, typeof data === "string" ? Buffer.from(data, "utf8") : data, privateKey).toString("base64url"),
+      edSign(null, typeof data === "string" ? Buffer.from(data, "utf8") : data, privateKey).toString("base64url"),
   };
 }
