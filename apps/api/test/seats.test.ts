@@ -435,14 +435,17 @@ describe("every seat change is audited and announced, in the same transaction", 
       from audit_events a join licenses l on l.id = a.license_id
       where a.type = ${type} and (l.license_key = ${key} or a.license_id in (
         select license_id from license_key_aliases where license_key = ${key}))
-      order by a.seq`)) as unknown as { rows: { type: string; target_id: string; after: Record<string, unknown>; mails: number }[] };
+      order by a.seq`)) as unknown as {
+      rows: { type: string; target_id: string; after: Record<string, unknown>; mails: number }[];
+    };
     return result.rows;
   }
 
   it("culled, deactivated, key rotated; a full license mails its owner once per notice, not once per refusal", async () => {
     const { token, key } = await licensed();
     for (const machine of ["aud-1", "aud-2", "aud-3"]) await validate(key, machine);
-    for (const outsider of ["out-1", "out-2", "out-3"]) await validate(key, outsider, { machine_name: `Outsider ${outsider}` });
+    for (const outsider of ["out-1", "out-2", "out-3"])
+      await validate(key, outsider, { machine_name: `Outsider ${outsider}` });
     const full = await events(key, "license.machine_limit_reached");
     expect(full).toHaveLength(1);
     expect(full[0]).toMatchObject({ mails: 1, after: { machine_name: "Outsider out-1", max_machines: 3 } });
@@ -458,9 +461,14 @@ describe("every seat change is audited and announced, in the same transaction", 
     expect(rotated[0]!.mails).toBe(1);
     // The audit log and the mail carry a hint of the key, never the key.
     const stored = JSON.stringify(
-      ((await app.database.db.execute(sql`select payload from outbox where channel = 'email'`)) as unknown as { rows: unknown[] }).rows,
+      (
+        (await app.database.db.execute(sql`select payload from outbox where channel = 'email'`)) as unknown as {
+          rows: unknown[];
+        }
+      ).rows,
     );
-    const newKey = (await app.inject({ url: "/api/customer/dashboard", headers: bearer(token) })).json().data.licenses[0].license_key;
+    const newKey = (await app.inject({ url: "/api/customer/dashboard", headers: bearer(token) })).json().data
+      .licenses[0].license_key;
     expect(stored).not.toContain(newKey);
     expect(JSON.stringify(rotated)).not.toContain(newKey);
   });
