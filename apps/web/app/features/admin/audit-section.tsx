@@ -164,7 +164,7 @@ export function AuditSection() {
       ) : (
         <>
           <TableFrame label="Audit events">
-            <table className={`${tableClass} min-w-[56rem]`} aria-label="Audit events">
+            <table className={`${tableClass} min-w-[64rem]`} aria-label="Audit events">
               <thead>
                 <tr>
                   <th className={thClass}>When</th>
@@ -184,7 +184,7 @@ export function AuditSection() {
                     <td className={tdClass}>
                       {row.actor.type}
                       {row.actor.email && (
-                        <span className="block break-all text-xs text-fg-muted">{row.actor.email}</span>
+                        <span className="block whitespace-nowrap text-xs text-fg-muted">{row.actor.email}</span>
                       )}
                     </td>
                     <td className={tdClass}>

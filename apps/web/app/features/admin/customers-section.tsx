@@ -88,7 +88,7 @@ function CustomerSearch() {
                         {row.name || row.email}
                       </Link>
                     </td>
-                    <td className={`${tdClass} break-all`}>{row.email}</td>
+                    <td className={`${tdClass} whitespace-nowrap`}>{row.email}</td>
                     <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.created_at)}</td>
                     <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.last_sign_in_at, "Never")}</td>
                   </tr>

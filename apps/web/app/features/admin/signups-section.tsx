@@ -223,7 +223,7 @@ export function SignupsSection() {
               <tbody>
                 {rows.map((row) => (
                   <tr key={row.id}>
-                    <td className={`${tdClass} break-all font-medium`}>{row.email}</td>
+                    <td className={`${tdClass} whitespace-nowrap font-medium`}>{row.email}</td>
                     <td className={tdClass}>
                       {row.name}
                       {row.company && <span className="block text-xs text-fg-muted">{row.company}</span>}

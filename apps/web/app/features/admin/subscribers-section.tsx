@@ -93,7 +93,7 @@ export function SubscribersSection() {
               <tbody>
                 {rows.map((row) => (
                   <tr key={row.id}>
-                    <td className={`${tdClass} break-all font-medium`}>{row.email}</td>
+                    <td className={`${tdClass} whitespace-nowrap font-medium`}>{row.email}</td>
                     <td className={`${tdClass} font-medium ${STATUS_CLASS[row.status]}`}>{row.status}</td>
                     <td className={tdClass}>{row.source}</td>
                     <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.subscribed_at)}</td>
