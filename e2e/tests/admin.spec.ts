@@ -249,7 +249,9 @@ test("a signed-in customer who is not an admin is told so", async ({ browser }) 
 });
 
 for (const theme of ["light", "dark"] as const) {
-  test(`axe, ${theme} theme: every console section, a license action and the register dialog`, async ({ browser }) => {
+  test(`axe, ${theme} theme: every console section, a customer, and the license, register and confirmation dialogs`, async ({
+    browser,
+  }) => {
     test.setTimeout(120_000);
     const findings: string[] = [];
     const page = await newPage(browser, theme);
@@ -279,10 +281,27 @@ for (const theme of ["light", "dark"] as const) {
     findings.push(await axe(page, `${theme} /admin register dialog`));
     await page.keyboard.press("Escape");
 
+    // The admin is a customer too: with a license of their own, their page has every part (license, actions).
+    await page.evaluate(async () => {
+      const token = localStorage.getItem("auth_token");
+      await fetch("/api/customer/licenses", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ tier: "free" }),
+      });
+    });
     await page.getByRole("link", { name: "Customers" }).click();
+    await page.getByLabel("Email or name").fill(E2E_ADMIN_EMAIL);
+    await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("table", { name: "Customers" }).getByRole("link").first().click();
     await expect(page.getByRole("heading", { level: 3, name: "Live sessions" })).toBeVisible();
+    await expect(page.getByRole("region", { name: /^License FLOT-/ })).toBeVisible();
     findings.push(await axe(page, `${theme} /admin customer`));
+    await page.getByRole("button", { name: "Change tier or limit" }).click();
+    await expect(page.getByRole("dialog", { name: "Change tier or device limit" }).getByLabel("Reason")).toBeFocused();
+    findings.push(await axe(page, `${theme} /admin license dialog`));
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("button", { name: "Change tier or limit" })).toBeFocused();
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     await expect(page.getByRole("dialog", { name: "Sign out everywhere?" })).toBeVisible();
     findings.push(await axe(page, `${theme} /admin confirmation dialog`));

@@ -134,7 +134,15 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     "POST /api/license/usage": { license_key: key, machine_id: "headers-one", executions: 3 },
     "POST /api/customer/licenses": { tier: "free" },
   };
-  const pathValues = { licenseKey: key, machineId: "headers-two" };
+  // The admin routes answer this customer 403 (not an admin): their headers are checked on that answer.
+  const none = "00000000-0000-4000-8000-000000000000";
+  const pathValues = {
+    licenseKey: key,
+    machineId: "headers-two",
+    customerId: none,
+    endpointId: none,
+    deliveryId: none,
+  };
   const answers: { key: string; response: LightMyRequestResponse }[] = [];
   // Session-ending calls last, each with its own session.
   const ordered = [...operations].sort(
