@@ -57,6 +57,8 @@ export default defineConfig({
       DATA_DIR,
       DATABASE_URL: "",
       LICENSE_SIGNING_KEY: SIGNING_KEY,
+      // The admin of the console journeys (tests/admin.spec.ts); everyone else who signs in is a customer.
+      ADMIN_EMAILS: "ops-admin@e2e.flotilla.test",
     },
   },
 });

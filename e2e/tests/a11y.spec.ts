@@ -29,6 +29,8 @@ const ROUTE_GROUPS: Record<string, readonly string[]> = {
     "/login",
     "/newsletter/unsubscribe",
     "/newsletter/unsubscribe?token=00000000-0000-0000-0000-000000000000.forged",
+    "/newsletter/confirm?token=00000000-0000-0000-0000-000000000000.1.forged",
+    "/newsletter/confirm",
     "/no-such-page",
     // Last: it holds the page's clock (see below).
     FAILED_SIGN_IN,

@@ -31,4 +31,4 @@ export const PUBLIC_PAGES: readonly { path: string; heading: RegExp }[] = [
   { path: "/blog/collaboration-best-practices", heading: /Coming Soon/i },
 ];
 
-export const CLIENT_ONLY_PAGES = ["/login", "/dashboard", "/auth/callback"] as const;
+export const CLIENT_ONLY_PAGES = ["/login", "/dashboard", "/admin", "/auth/callback", "/newsletter/confirm"] as const;

@@ -281,6 +281,25 @@ describe("webhooks", () => {
     expect(audit.json().data[0]).toMatchObject({ actor: { type: "system" }, target: { id: data.id } });
   });
 
+  it("an admin disables and enables an endpoint (PATCH), recorded in the audit log with before and after", async () => {
+    const { data } = await register(["signup.created"]);
+    const off = await asAdmin("PATCH", `/api/admin/webhooks/${data.id}`, { enabled: false });
+    expect(off.statusCode, off.body).toBe(200);
+    expect(off.json().data).toMatchObject({ enabled: false, disabled_reason: "Disabled by an admin" });
+    const on = await asAdmin("PATCH", `/api/admin/webhooks/${data.id}`, { enabled: true, description: "CRM" });
+    expect(on.json().data).toMatchObject({ enabled: true, disabled_reason: null, description: "CRM" });
+    const audit = await asAdmin("GET", `/api/admin/audit?type=webhook.endpoint_updated&target_id=${data.id}`);
+    expect(audit.json().data.map((event: { after: { enabled: boolean } }) => event.after.enabled)).toEqual([
+      true,
+      false,
+    ]);
+    expect(
+      (await asAdmin("PATCH", "/api/admin/webhooks/00000000-0000-4000-8000-000000000000", { enabled: false }))
+        .statusCode,
+    ).toBe(404);
+    await asAdmin("DELETE", `/api/admin/webhooks/${data.id}`);
+  });
+
   it("backoff doubles with jitter and stays within its cap", () => {
     expect(retryDelayMs(1, () => 0)).toBe(15_000);
     expect(retryDelayMs(2, () => 0.999_999)).toBeLessThanOrEqual(60_000);

@@ -31,13 +31,29 @@ describe("isNavItemActive (equals or starts with the item's href)", () => {
 
 describe("isClientOnlyPath (the server's app-shell rule)", () => {
   it("serves the shell for the client-only pages and anything beneath /auth/callback", () => {
-    for (const path of ["/login", "/dashboard", "/auth/callback", "/auth/callback/abc", "/newsletter/unsubscribe"]) {
+    for (const path of [
+      "/login",
+      "/dashboard",
+      "/admin",
+      "/auth/callback",
+      "/auth/callback/abc",
+      "/newsletter/unsubscribe",
+      "/newsletter/confirm",
+    ]) {
       expect(isClientOnlyPath(path)).toBe(true);
     }
   });
 
   it("treats paths beneath the other client-only pages, and other spellings, as unknown", () => {
-    for (const path of ["/login/google", "/dashboard/licenses", "/newsletter/unsubscribe/x", "/Dashboard", "/auth"]) {
+    for (const path of [
+      "/login/google",
+      "/dashboard/licenses",
+      "/admin/x",
+      "/newsletter/unsubscribe/x",
+      "/newsletter/confirm/x",
+      "/Dashboard",
+      "/auth",
+    ]) {
       expect(isClientOnlyPath(path)).toBe(false);
     }
   });

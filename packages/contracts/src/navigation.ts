@@ -29,7 +29,14 @@ export const STATIC_PUBLIC_PATHS = [
   "/publishers-guide",
 ] as const;
 /** Client-only routes: never prerendered, never in the sitemap. */
-export const CLIENT_ONLY_PATHS = ["/login", "/dashboard", "/auth/callback", "/newsletter/unsubscribe"] as const;
+export const CLIENT_ONLY_PATHS = [
+  "/login",
+  "/dashboard",
+  "/admin",
+  "/auth/callback",
+  "/newsletter/unsubscribe",
+  "/newsletter/confirm",
+] as const;
 
 /** Of those, the one whose whole subtree is the same page (spec: "/auth/callback and anything beneath it"). */
 export const CLIENT_ONLY_SUBTREES = ["/auth/callback"] as const;

@@ -42,6 +42,10 @@ export const signups = pgTable(
   (table) => [
     uniqueIndex("signups_email_normalized_key").on(table.emailNormalized),
     index("signups_created_at_idx").on(table.createdAt, table.id),
+    // The admin's "contains" search (migration 0007, pg_trgm): a rare match no longer reads the whole table.
+    index("signups_email_trgm_idx").using("gin", sql`${table.email} gin_trgm_ops`),
+    index("signups_name_trgm_idx").using("gin", sql`${table.name} gin_trgm_ops`),
+    index("signups_company_trgm_idx").using("gin", sql`${table.company} gin_trgm_ops`),
   ],
 );
 

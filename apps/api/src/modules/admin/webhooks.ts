@@ -101,12 +101,12 @@ export class WebhookAdmin {
 
   async update(id: string, input: z.output<typeof UpdateWebhookSchema>, actor: Actor, address: string) {
     if (input.url !== undefined) this.checkUrl(input.url);
+    // Looked up before the transaction: a query on `this.db` inside it waits for the transaction's own
+    // connection on PGlite (one connection), and so never runs.
+    const found = await this.find(id);
     return this.db.transaction(async (tx) => {
-      const [current] = await tx
-        .select()
-        .from(webhookEndpoints)
-        .where(eq(webhookEndpoints.id, (await this.find(id)).id))
-        .for("update");
+      const [current] = await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, found.id)).for("update");
+      if (!current) throw new HttpProblem(404, ADMIN_ERRORS.endpointNotFound, "NOT_FOUND");
       const [updated] = await tx
         .update(webhookEndpoints)
         .set({

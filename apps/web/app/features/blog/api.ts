@@ -1,4 +1,5 @@
 import { MESSAGES } from "@flotilla/contracts/messages";
+import { NEWSLETTER_MESSAGES } from "@flotilla/contracts/newsletter";
 import { get, HttpError, post, serverErrorMessage } from "../../lib/http";
 
 /** POST /api/newsletter. Surfaces the server's error field, else the generic message. */
@@ -34,6 +35,35 @@ export async function unsubscribeFromNewsletter(
     }
     if (error instanceof HttpError && error.status >= 400 && error.status < 500) {
       return { ok: false, message: UNSUBSCRIBE_INVALID_LINK, retryable: false };
+    }
+    return { ok: false, message: MESSAGES.genericFailure, retryable: true };
+  }
+}
+
+/**
+ * POST /api/newsletter/confirm with the token from the confirmation mail (double opt-in, decision 0032).
+ * A 4xx means the link is bad or replaced by a newer one; anything else that fails is worth another try.
+ */
+export async function confirmNewsletter(
+  token: string,
+): Promise<{ ok: true; message: string } | { ok: false; message: string; retryable: boolean }> {
+  try {
+    const answer = await post<{ success?: boolean; message?: string } | undefined>("/api/newsletter/confirm", {
+      token,
+    });
+    if (answer?.success === false)
+      return { ok: false, message: NEWSLETTER_MESSAGES.invalidConfirmation, retryable: false };
+    return { ok: true, message: answer?.message || NEWSLETTER_MESSAGES.confirmed };
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 429) {
+      return { ok: false, message: serverErrorMessage(error, MESSAGES.genericFailure), retryable: true };
+    }
+    if (error instanceof HttpError && error.status >= 400 && error.status < 500) {
+      return {
+        ok: false,
+        message: serverErrorMessage(error, NEWSLETTER_MESSAGES.invalidConfirmation),
+        retryable: false,
+      };
     }
     return { ok: false, message: MESSAGES.genericFailure, retryable: true };
   }

@@ -7,10 +7,10 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useNavigate } from "react-router";
 import { useAuth } from "../../lib/auth";
+import { createPortalQueryClient } from "../../lib/query-client";
 import { readStoredToken } from "../../lib/token-storage";
 import { DashboardContent } from "./dashboard-content";
 import { DashboardLoading } from "./dashboard-states";
-import { createPortalQueryClient } from "./query-client";
 
 export function DashboardPage() {
   const { user, loading } = useAuth();

@@ -3,7 +3,7 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createPortalQueryClient } from "../dashboard/query-client";
+import { createPortalQueryClient } from "../../lib/query-client";
 import { DevicePanel } from "./device-panel";
 
 const KEY = "FLOT-ABCDE-FGHJK";

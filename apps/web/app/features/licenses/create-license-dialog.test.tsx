@@ -5,7 +5,7 @@ import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createPortalQueryClient } from "../dashboard/query-client";
+import { createPortalQueryClient } from "../../lib/query-client";
 import { CreateLicenseDialog } from "./create-license-dialog";
 
 const fetchMock = vi.fn<typeof fetch>();

@@ -4,8 +4,8 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createPortalQueryClient } from "../../lib/query-client";
 import { SignupOpenerContext } from "../../lib/signup-opener";
-import { createPortalQueryClient } from "../dashboard/query-client";
 import { LicenseCard } from "./license-card";
 
 const fetchMock = vi.fn<typeof fetch>();

@@ -1,5 +1,6 @@
 /**
- * The portal's TanStack Query client. It lives in the dashboard chunk only: public pages never load it.
+ * The portal's TanStack Query client. Imported only by the portal routes (dashboard, admin console):
+ * public pages never load it.
  * The shared HTTP client already retries (3 attempts, backoff, never on a 4xx), so Query does not retry
  * on top of it, and data is refreshed on demand (Refresh button, after a change) rather than on focus.
  */

@@ -1,0 +1,59 @@
+/** The console's frame: title, who is signed in, and the sections as links (?tab=…), so each has an address. */
+import { Link, useSearchParams } from "react-router";
+import { AuditSection } from "./audit-section";
+import { CustomersSection } from "./customers-section";
+import { SignupsSection } from "./signups-section";
+import { SubscribersSection } from "./subscribers-section";
+import { WebhooksSection } from "./webhooks-section";
+
+export const SECTIONS = [
+  { id: "signups", label: "Early access", Component: SignupsSection },
+  { id: "subscribers", label: "Newsletter", Component: SubscribersSection },
+  { id: "customers", label: "Customers", Component: CustomersSection },
+  { id: "audit", label: "Audit log", Component: AuditSection },
+  { id: "webhooks", label: "Webhooks", Component: WebhooksSection },
+] as const;
+
+export function AdminConsole({ admin }: { admin: { email: string; source: "config" | "granted" } }) {
+  const [params] = useSearchParams();
+  const current = SECTIONS.find((section) => section.id === params.get("tab")) ?? SECTIONS[0];
+  const { Component } = current;
+  return (
+    <div className="mx-auto max-w-7xl px-4 py-8 sm:px-6 sm:py-10 lg:px-8">
+      <header className="flex flex-col gap-2 border-b border-border pb-6 sm:flex-row sm:items-end sm:justify-between">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight sm:text-3xl">Operator console</h1>
+          <p className="mt-1 text-sm text-fg-muted">
+            Signed in as <span className="font-medium text-fg">{admin.email}</span> (admin{" "}
+            {admin.source === "config" ? "from ADMIN_EMAILS" : "granted"}). Every change is recorded in the audit log.
+          </p>
+        </div>
+      </header>
+      <nav aria-label="Console sections" className="-mx-4 mt-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
+        <ul className="flex min-w-max gap-1 border-b border-border">
+          {SECTIONS.map((section) => {
+            const active = section.id === current.id;
+            return (
+              <li key={section.id}>
+                <Link
+                  to={`?tab=${section.id}`}
+                  aria-current={active ? "page" : undefined}
+                  className={`-mb-px inline-flex h-10 items-center border-b-2 px-3 text-sm font-medium transition-colors ${
+                    active
+                      ? "border-sky-600 text-fg dark:border-sky-400"
+                      : "border-transparent text-fg-muted hover:text-fg"
+                  }`}
+                >
+                  {section.label}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      <div className="mt-8">
+        <Component key={current.id} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,292 @@
+/**
+ * The console's calls to /api/admin/*. Lists are keyset pages: the API answers `next_cursor`, passed back as
+ * `cursor` for the next page ("Load more"), never an offset. Every call carries the signed-in session; the
+ * server decides who is an admin (403 otherwise).
+ */
+import type { LicenseAction } from "@flotilla/contracts/admin";
+import { MESSAGES } from "@flotilla/contracts/messages";
+import {
+  type QueryKey,
+  queryOptions,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
+import { del, get, HttpError, post, request, serverErrorMessage } from "../../lib/http";
+import { readStoredToken } from "../../lib/token-storage";
+
+export const PAGE_SIZE = 50;
+
+export interface Page<T> {
+  success: true;
+  data: T[];
+  next_cursor: string | null;
+}
+
+export interface AdminSignup {
+  id: string;
+  email: string;
+  name: string;
+  company: string;
+  role: string;
+  ai_experience: string;
+  platform: string;
+  interests: string;
+  newsletter: boolean;
+  created_at: string;
+}
+
+export interface AdminSubscriber {
+  id: string;
+  email: string;
+  source: string;
+  status: "pending" | "confirmed" | "unsubscribed";
+  subscribed_at: string;
+  confirmed_at: string | null;
+  unsubscribed_at: string | null;
+}
+
+export interface AdminCustomer {
+  id: string;
+  email: string;
+  name: string;
+  created_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface AdminLicense {
+  id: string;
+  license_key: string;
+  tier: string;
+  status: string;
+  max_machines: number;
+  expires_at: string | null;
+  last_seen: string | null;
+  created_at: string;
+}
+
+export interface AdminMachine {
+  machine_id: string;
+  display_id: string;
+  machine_name: string | null;
+  platform: string | null;
+  is_primary: boolean;
+  bound_at: string;
+  last_seen: string | null;
+}
+
+export interface CustomerDetail {
+  customer: AdminCustomer;
+  is_admin: boolean;
+  licenses: (AdminLicense & { machines: AdminMachine[] })[];
+  sessions: { id: string; created_at: string; last_used_at: string; expires_at: string }[];
+}
+
+export interface AuditEvent {
+  id: string;
+  type: string;
+  actor: { type: string; id: string | null; email: string | null };
+  target: { type: string; id: string };
+  customer_id: string | null;
+  license_id: string | null;
+  before: unknown;
+  after: unknown;
+  reason: string | null;
+  address: string | null;
+  occurred_at: string;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string;
+  events: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
+}
+
+export type Filter = Record<string, string | undefined>;
+
+/** `?a=1&b=2` of the filled-in values (empty ones left out), or "". */
+export function queryString(values: Filter): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined && value.trim() !== "") params.set(key, value.trim());
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** What to show for a failed call: the server's `error` when it sent one. */
+export function adminErrorMessage(error: unknown): string {
+  return serverErrorMessage(error, MESSAGES.genericFailure);
+}
+
+export function isStatus(error: unknown, status: number): boolean {
+  return error instanceof HttpError && error.status === status;
+}
+
+export const adminMeQuery = queryOptions({
+  queryKey: ["admin", "me"],
+  queryFn: ({ signal }) =>
+    get<{ success: true; data: { email: string; source: "config" | "granted" } }>("/api/admin/me", { signal }),
+  select: (answer) => answer.data,
+});
+
+/** A keyset-paginated list: pages are appended as the cursor is followed. */
+export function usePagedList<T>(key: QueryKey, path: string, filter: Filter, enabled = true) {
+  return useInfiniteQuery({
+    queryKey: [...key, filter],
+    enabled,
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam, signal }) =>
+      get<Page<T>>(`${path}${queryString({ ...filter, cursor: pageParam, limit: String(PAGE_SIZE) })}`, { signal }),
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+}
+
+export interface SignupCounts {
+  interval: "day" | "week" | "month";
+  total: number;
+  data: { period: string; count: number }[];
+}
+
+export function useSignupCounts(filter: Filter, interval: string) {
+  return useQuery({
+    queryKey: ["admin", "signups", "counts", filter, interval],
+    queryFn: ({ signal }) =>
+      get<SignupCounts & { success: true }>(`/api/admin/signups/counts${queryString({ ...filter, interval })}`, {
+        signal,
+      }),
+  });
+}
+
+/**
+ * Downloads the CSV of every signup matching the filter. The export needs the session's bearer token, so it
+ * is fetched here and handed to the browser as a file (a plain link would carry no credentials).
+ */
+export async function downloadSignupsCsv(filter: Filter): Promise<void> {
+  const token = readStoredToken();
+  const response = await fetch(`/api/admin/signups/export${queryString(filter)}`, {
+    headers: { Accept: "text/csv", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+  });
+  if (!response.ok) {
+    const text = await response.text();
+    let body: unknown = null;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    throw new HttpError(response.status, response.statusText, body);
+  }
+  const blob = await response.blob();
+  const name =
+    /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ??
+    `signups-${new Date().toISOString().slice(0, 10)}.csv`;
+  const href = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = href;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 10_000);
+}
+
+export const customerQueryKey = (id: string) => ["admin", "customer", id] as const;
+
+export function useCustomerDetail(id: string) {
+  return useQuery({
+    queryKey: customerQueryKey(id),
+    queryFn: ({ signal }) =>
+      get<{ success: true; data: CustomerDetail }>(`/api/admin/customers/${encodeURIComponent(id)}`, { signal }),
+    select: (answer) => answer.data,
+  });
+}
+
+export function useLicenseAction(customerId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ licenseKey, action }: { licenseKey: string; action: LicenseAction }) =>
+      post<{ success: true; data: AdminLicense; visible_within_seconds: number }>(
+        `/api/admin/licenses/${encodeURIComponent(licenseKey)}/actions`,
+        action,
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerQueryKey(customerId) }),
+  });
+}
+
+export function useSignOutEverywhere(customerId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      post<{ success: true; revoked: number }>(
+        `/api/admin/customers/${encodeURIComponent(customerId)}/sign-out-everywhere`,
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerQueryKey(customerId) }),
+  });
+}
+
+export const webhooksQueryKey = ["admin", "webhooks"] as const;
+
+export function useWebhooks() {
+  return useQuery({
+    queryKey: webhooksQueryKey,
+    queryFn: ({ signal }) => get<{ success: true; data: WebhookEndpoint[] }>("/api/admin/webhooks", { signal }),
+    select: (answer) => answer.data,
+  });
+}
+
+const endpointPath = (id: string) => `/api/admin/webhooks/${encodeURIComponent(id)}`;
+
+export function useWebhookMutations() {
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: webhooksQueryKey });
+  return {
+    create: useMutation({
+      mutationFn: (input: { url: string; events: string[]; description: string }) =>
+        post<{ success: true; data: WebhookEndpoint; secret: string }>("/api/admin/webhooks", input),
+      onSuccess: refresh,
+    }),
+    update: useMutation({
+      mutationFn: ({ id, changes }: { id: string; changes: { enabled?: boolean } }) =>
+        request<{ success: true; data: WebhookEndpoint }>(endpointPath(id), { method: "PATCH", body: changes }),
+      onSuccess: refresh,
+    }),
+    remove: useMutation({
+      mutationFn: (id: string) => del(endpointPath(id)),
+      onSuccess: refresh,
+    }),
+    rotate: useMutation({
+      mutationFn: (id: string) =>
+        post<{ success: true; data: WebhookEndpoint; secret: string }>(`${endpointPath(id)}/rotate-secret`),
+    }),
+    test: useMutation({
+      mutationFn: (id: string) =>
+        post<{ success: true; event_id: string; message: string }>(`${endpointPath(id)}/test`),
+    }),
+  };
+}
+
+export function deliveriesPath(endpointId: string): string {
+  return `${endpointPath(endpointId)}/deliveries`;
+}
+
+export function resendDelivery(endpointId: string, deliveryId: string) {
+  return post<{ success: true; event_id: string; message: string }>(
+    `${deliveriesPath(endpointId)}/${encodeURIComponent(deliveryId)}/resend`,
+  );
+}

@@ -1,0 +1,251 @@
+/** Early access: search and filter signups, counts over time, keyset pages, CSV export of the filter. */
+import { AI_EXPERIENCE_VALUES, INTEREST_OPTIONS, PLATFORM_VALUES, ROLE_OPTIONS } from "@flotilla/contracts/signup";
+import { Download, Loader2 } from "lucide-react";
+import { type FormEvent, useState } from "react";
+import { Banner } from "../../components/banner";
+import { buttonClass } from "../../components/button";
+import {
+  type AdminSignup,
+  adminErrorMessage,
+  downloadSignupsCsv,
+  type Filter,
+  usePagedList,
+  useSignupCounts,
+} from "./api";
+import { SignupChart } from "./signup-chart";
+import {
+  ErrorNotice,
+  Field,
+  formatDateTime,
+  inputClass,
+  Loading,
+  LoadMore,
+  SectionHeader,
+  TableFrame,
+  tableClass,
+  tdClass,
+  thClass,
+} from "./ui";
+
+const EMPTY = { q: "", role: "", platform: "", experience: "", interest: "", from: "", to: "" };
+type Filters = typeof EMPTY;
+
+/** "Advanced - Regularly use AI…" → "Advanced". */
+const shortLabel = (value: string) => value.split(" - ")[0] ?? value;
+
+function Select({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  options: readonly string[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field label={label}>
+      {(id) => (
+        <select id={id} className={inputClass} value={value} onChange={(event) => onChange(event.target.value)}>
+          <option value="">Any</option>
+          {options.map((option) => (
+            <option key={option} value={option}>
+              {shortLabel(option)}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+export function SignupsSection() {
+  const [draft, setDraft] = useState<Filters>(EMPTY);
+  const [filter, setFilter] = useState<Filter>({});
+  const [interval, setInterval] = useState("day");
+  const [exporting, setExporting] = useState(false);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const list = usePagedList<AdminSignup>(["admin", "signups"], "/api/admin/signups", filter);
+  const counts = useSignupCounts(filter, interval);
+  const set = (key: keyof Filters) => (value: string) => setDraft((current) => ({ ...current, [key]: value }));
+
+  function apply(event: FormEvent) {
+    event.preventDefault();
+    setFilter({ ...draft });
+  }
+
+  async function exportCsv() {
+    setExporting(true);
+    setExportError(null);
+    try {
+      await downloadSignupsCsv(filter);
+    } catch (error) {
+      setExportError(adminErrorMessage(error));
+    } finally {
+      setExporting(false);
+    }
+  }
+
+  const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
+  return (
+    <section aria-labelledby="signups-title">
+      <SectionHeader
+        id="signups-title"
+        title="Early access"
+        description="Everyone who asked for early access, newest first."
+        actions={
+          <button type="button" className={buttonClass("secondary", "sm")} onClick={exportCsv} disabled={exporting}>
+            {exporting ? (
+              <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+            ) : (
+              <Download className="size-4" aria-hidden="true" />
+            )}
+            Export CSV
+          </button>
+        }
+      />
+      {exportError && (
+        <div className="mt-4">
+          <Banner tone="error">{exportError}</Banner>
+        </div>
+      )}
+      <form
+        aria-label="Filter signups"
+        onSubmit={apply}
+        className="mt-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-4 xl:grid-cols-8"
+      >
+        <Field label="Search" className="sm:col-span-2">
+          {(id) => (
+            <input
+              id={id}
+              type="search"
+              placeholder="Email, name or company"
+              className={inputClass}
+              value={draft.q}
+              onChange={(event) => set("q")(event.target.value)}
+            />
+          )}
+        </Field>
+        <Select label="Role" value={draft.role} options={ROLE_OPTIONS} onChange={set("role")} />
+        <Select label="Platform" value={draft.platform} options={PLATFORM_VALUES} onChange={set("platform")} />
+        <Select
+          label="AI experience"
+          value={draft.experience}
+          options={AI_EXPERIENCE_VALUES}
+          onChange={set("experience")}
+        />
+        <Select label="Interest" value={draft.interest} options={INTEREST_OPTIONS} onChange={set("interest")} />
+        <Field label="From">
+          {(id) => (
+            <input
+              id={id}
+              type="date"
+              className={inputClass}
+              value={draft.from}
+              onChange={(event) => set("from")(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="To">
+          {(id) => (
+            <input
+              id={id}
+              type="date"
+              className={inputClass}
+              value={draft.to}
+              onChange={(event) => set("to")(event.target.value)}
+            />
+          )}
+        </Field>
+        <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4 xl:col-span-8">
+          <button type="submit" className={buttonClass("primary", "sm")}>
+            Apply filters
+          </button>
+          <button
+            type="button"
+            className={buttonClass("ghost", "sm")}
+            onClick={() => {
+              setDraft(EMPTY);
+              setFilter({});
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
+
+      <div className="mt-6 grid gap-3 sm:grid-cols-[minmax(0,1fr)_10rem] sm:items-start">
+        {counts.data ? (
+          <SignupChart counts={counts.data} />
+        ) : counts.isError ? (
+          <ErrorNotice message={adminErrorMessage(counts.error)} />
+        ) : (
+          <Loading label="Loading counts…" />
+        )}
+        <Field label="Chart by">
+          {(id) => (
+            <select
+              id={id}
+              className={inputClass}
+              value={interval}
+              onChange={(event) => setInterval(event.target.value)}
+            >
+              <option value="day">day</option>
+              <option value="week">week</option>
+              <option value="month">month</option>
+            </select>
+          )}
+        </Field>
+      </div>
+
+      {list.isPending ? (
+        <Loading label="Loading signups…" />
+      ) : list.isError ? (
+        <ErrorNotice message={adminErrorMessage(list.error)} onRetry={() => void list.refetch()} />
+      ) : rows.length === 0 ? (
+        <p className="mt-6 text-sm text-fg-muted">No signups match these filters.</p>
+      ) : (
+        <>
+          <TableFrame label="Signups">
+            <table className={tableClass} aria-label="Signups">
+              <thead>
+                <tr>
+                  <th className={thClass}>Email</th>
+                  <th className={thClass}>Name</th>
+                  <th className={thClass}>Role</th>
+                  <th className={thClass}>Platform</th>
+                  <th className={thClass}>Experience</th>
+                  <th className={thClass}>Interests</th>
+                  <th className={thClass}>Signed up</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.id}>
+                    <td className={`${tdClass} whitespace-nowrap font-medium`}>{row.email}</td>
+                    <td className={tdClass}>
+                      {row.name}
+                      {row.company && <span className="block text-xs text-fg-muted">{row.company}</span>}
+                    </td>
+                    <td className={tdClass}>{row.role}</td>
+                    <td className={tdClass}>{shortLabel(row.platform)}</td>
+                    <td className={tdClass}>{shortLabel(row.ai_experience)}</td>
+                    <td className={`${tdClass} text-xs`}>{row.interests || "—"}</td>
+                    <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
+          <LoadMore
+            shown={rows.length}
+            hasMore={list.hasNextPage}
+            loading={list.isFetchingNextPage}
+            onLoad={() => void list.fetchNextPage()}
+          />
+        </>
+      )}
+    </section>
+  );
+}

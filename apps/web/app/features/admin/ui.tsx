@@ -1,0 +1,177 @@
+/** Small building blocks shared by the console's sections: fields, tables, "Load more", confirmations. */
+import { Loader2 } from "lucide-react";
+import { type ReactNode, useId } from "react";
+import { Banner } from "../../components/banner";
+import { buttonClass } from "../../components/button";
+import { Modal } from "../../components/modal";
+
+export const inputClass =
+  "h-10 w-full rounded-lg border border-border bg-bg px-3 text-sm text-fg shadow-xs outline-none transition-colors placeholder:text-fg-muted/70 focus:border-sky-500 focus:ring-3 focus:ring-sky-500/20 aria-invalid:border-red-500 disabled:opacity-60";
+
+export const tableClass = "w-full min-w-[40rem] border-collapse text-left text-sm";
+export const thClass = "border-b border-border px-3 py-2 text-xs font-semibold uppercase tracking-wide text-fg-muted";
+export const tdClass = "border-b border-border px-3 py-2 align-top";
+
+/** A labelled control; `children` receives the id to put on the control. */
+export function Field({
+  label,
+  className = "",
+  children,
+}: {
+  label: string;
+  className?: string;
+  children: (id: string) => ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className={`flex min-w-0 flex-col gap-1 ${className}`}>
+      <label htmlFor={id} className="text-xs font-medium text-fg-muted">
+        {label}
+      </label>
+      {children(id)}
+    </div>
+  );
+}
+
+export function SectionHeader({
+  id,
+  title,
+  description,
+  actions,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  actions?: ReactNode;
+}) {
+  return (
+    <div className="flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+      <div>
+        <h2 id={id} className="text-xl font-semibold tracking-tight">
+          {title}
+        </h2>
+        <p className="mt-1 text-sm text-fg-muted">{description}</p>
+      </div>
+      {actions && <div className="flex flex-wrap gap-2">{actions}</div>}
+    </div>
+  );
+}
+
+/** A scrollable frame for wide tables: focusable so keyboard users can scroll it. */
+export function TableFrame({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <section
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1)
+      tabIndex={0}
+      aria-label={`${label} (scrollable)`}
+      className="mt-4 overflow-x-auto rounded-xl border border-border bg-bg-elevated"
+    >
+      {children}
+    </section>
+  );
+}
+
+export function Loading({ label }: { label: string }) {
+  return (
+    <p role="status" className="flex items-center gap-2 py-6 text-sm text-fg-muted">
+      <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+export function ErrorNotice({ message, onRetry }: { message: string; onRetry?: () => void }) {
+  return (
+    <div className="mt-4 space-y-3">
+      <Banner tone="error">{message}</Banner>
+      {onRetry && (
+        <button type="button" className={buttonClass("secondary", "sm")} onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** Follows the API's next cursor; hidden on the last page. */
+export function LoadMore({
+  hasMore,
+  loading,
+  onLoad,
+  shown,
+}: {
+  hasMore: boolean;
+  loading: boolean;
+  onLoad: () => void;
+  shown: number;
+}) {
+  return (
+    <div className="mt-4 flex flex-wrap items-center gap-3 text-sm text-fg-muted">
+      <span>
+        {shown.toLocaleString("en-US")} shown{hasMore ? "" : shown > 0 ? " (all)" : ""}
+      </span>
+      {hasMore && (
+        <button type="button" className={buttonClass("secondary", "sm")} onClick={onLoad} disabled={loading}>
+          {loading && <Loader2 className="size-4 animate-spin" aria-hidden="true" />}
+          Load more
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A confirmation on the native <dialog> (focus moves in, Escape closes, focus returns to the opener). */
+export function ConfirmDialog({
+  open,
+  title,
+  confirmLabel,
+  busy,
+  error,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  confirmLabel: string;
+  busy: boolean;
+  error: string | null;
+  onConfirm: () => void;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Modal open={open} onClose={onClose} title={title} closeDisabled={busy} className="max-w-md">
+      <div className="mt-3 space-y-3 text-sm text-fg-muted">{children}</div>
+      {error && (
+        <div className="mt-4">
+          <Banner tone="error">{error}</Banner>
+        </div>
+      )}
+      <div className="mt-6 flex flex-wrap justify-end gap-2">
+        <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button type="button" className={buttonClass("primary", "md")} onClick={onConfirm} disabled={busy}>
+          {busy && <Loader2 className="size-4 animate-spin" aria-hidden="true" />}
+          {confirmLabel}
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** "Jan 2, 2026, 10:00" in the viewer's time zone. */
+export function formatDateTime(iso: string | null | undefined, fallback = "—"): string {
+  if (!iso) return fallback;
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime())
+    ? fallback
+    : date.toLocaleString("en-US", {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+      });
+}
