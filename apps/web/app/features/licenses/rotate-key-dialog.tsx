@@ -4,10 +4,10 @@ import { KeyRound, Loader2 } from "lucide-react";
 import { useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
+import { CopyButton } from "../../components/copy-button";
 import { Modal } from "../../components/modal";
 import { formatClockTime, formatExactTime } from "../../lib/portal-format";
 import { licenseActionErrorMessage, type RotatedKey, useRotateLicenseKey } from "./api";
-import { CopyButton } from "./copy-button";
 import { LicenseKey } from "./license-key";
 
 interface RotateKeyDialogProps {
