@@ -2,7 +2,7 @@
  * Admin CLI for the people running the beta:
  *   npm run admin -- signups export --format csv|json
  *   npm run admin -- subscribers export --format csv|json   (includes each subscriber's unsubscribe link)
- *   npm run admin -- license suspend|reactivate|expire <license-key>
+ *   npm run admin -- license suspend|reactivate|expire <license-key> [--reason TEXT]
  *   npm run admin -- admin grant|revoke <email>   (the admin role; recorded in the audit log)
  *   npm run admin -- keys public     (the JWKS to pin into an SDK build: FLOTILLA_TRUSTED_KEYS)
  * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). With PGlite,
@@ -13,6 +13,7 @@ import { openDatabase } from "../db/client";
 import { type CsvRow, toCsv } from "../lib/csv";
 import { loadOrCreateSecret } from "../lib/secrets";
 import { grantAdmin, revokeAdmin } from "../modules/admin/roles";
+import { recordEvent } from "../modules/events/record";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
 import { LICENSE_CACHE_LOCAL_TTL_MS } from "../modules/licenses/license-cache";
 import { publishLicenseChange } from "../modules/licenses/license-invalidation";
@@ -25,13 +26,17 @@ import { listSignups } from "../modules/signup/queries";
 const USAGE = `Usage:
   admin signups export [--format csv|json]
   admin subscribers export [--format csv|json]
-  admin license suspend|reactivate|expire <license-key>
+  admin license suspend|reactivate|expire <license-key> [--reason TEXT]
   admin keys public
   admin admin grant|revoke <email>`;
 
 const LICENSE_ACTIONS = { suspend: "suspended", reactivate: "active", expire: "expired" } as const;
 
-async function changeLicenseStatus(action: string | undefined, key: string | undefined): Promise<number> {
+async function changeLicenseStatus(
+  action: string | undefined,
+  key: string | undefined,
+  reason: string | undefined,
+): Promise<number> {
   const status = LICENSE_ACTIONS[action as keyof typeof LICENSE_ACTIONS];
   if (!status || !key) {
     console.error(USAGE);
@@ -40,7 +45,24 @@ async function changeLicenseStatus(action: string | undefined, key: string | und
   const config = loadConfig();
   const database = await openDatabase(config.database);
   try {
-    const row = await setLicenseStatus(database.db, normalizeLicenseKey(key), status, new Date());
+    // Recorded in the audit log like a change from the console (actor: the admin CLI, the operator's $USER).
+    const row = await setLicenseStatus(
+      database.db,
+      normalizeLicenseKey(key),
+      status,
+      new Date(),
+      (tx, license, previous) =>
+        recordEvent(tx, {
+          type: "license.status_changed",
+          actor: { type: "admin", id: "admin-cli", email: process.env.USER ?? null },
+          target: { type: "license", id: license.id },
+          licenseId: license.id,
+          customerId: license.customerId,
+          before: { status: previous },
+          after: { status: license.status },
+          reason: reason ?? "admin CLI",
+        }),
+    );
     if (!row) {
       console.error(`No license with key ${key}.`);
       return 1;
@@ -102,7 +124,10 @@ async function changeAdmin(verb: string | undefined, email: string | undefined):
 export async function main(args: string[]): Promise<number> {
   const [subject, verb] = args;
   if (subject === "admin") return changeAdmin(verb, args[2]);
-  if (subject === "license") return changeLicenseStatus(verb, args[2]);
+  if (subject === "license") {
+    const at = args.indexOf("--reason");
+    return changeLicenseStatus(verb, args[2], at >= 0 ? args[at + 1] : undefined);
+  }
   if (subject === "keys" && verb === "public") return publicKeys();
   const format = option(args, "format", "csv");
   if (!["signups", "subscribers"].includes(subject ?? "") || verb !== "export" || !["csv", "json"].includes(format)) {

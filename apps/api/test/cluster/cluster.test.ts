@@ -192,6 +192,15 @@ describe("the cluster under faults", () => {
       `suspension (admin CLI, ${since - started} ms to start, write and publish) seen by all 3 instances ${elapsed} ms after it exited`,
     );
     expect(elapsed).toBeLessThanOrEqual(1_000);
+    // The CLI's change is in the audit log, with its before and after, like a change from the console.
+    const audited = await database.query(
+      `select a.actor_id, a.before, a.after from audit_events a join licenses l on l.id = a.license_id
+       where l.license_key = $1 and a.type = 'license.status_changed'`,
+      [key],
+    );
+    expect(audited.rows).toEqual([
+      { actor_id: "admin-cli", before: { status: "active" }, after: { status: "suspended" } },
+    ]);
 
     // A device removed through one instance's customer API: every instance answers MACHINE_REMOVED.
     const owner = await licensedCustomer(cluster.url, `${fixture.run}-remove@example.com`);

@@ -538,13 +538,21 @@ export async function setLicenseStatus(
   licenseKey: string,
   status: "active" | "suspended" | "expired",
   now: Date,
+  /** Runs in the change's transaction (the audit record), with the status before. */
+  onChanged?: (tx: Database, license: LicenseRow, previousStatus: string) => Promise<unknown>,
 ): Promise<LicenseRow | null> {
-  const [row] = await db
-    .update(licenses)
-    .set({ status, updatedAt: now })
-    .where(eq(licenses.licenseKey, licenseKey))
-    .returning();
-  return row ?? null;
+  return db.transaction(async (trx) => {
+    const tx = trx as unknown as Database;
+    const [current] = await tx.select().from(licenses).where(eq(licenses.licenseKey, licenseKey)).for("update");
+    if (!current) return null;
+    const [row] = await tx
+      .update(licenses)
+      .set({ status, updatedAt: now })
+      .where(eq(licenses.id, current.id))
+      .returning();
+    await onChanged?.(tx, row!, current.status);
+    return row ?? null;
+  });
 }
 
 // ── Rolled-up counters ────────────────────────────────────────────────────────────────────────────
