@@ -11,6 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { cullingJob } from "../src/jobs/culling";
+import { retentionJob } from "../src/jobs/retention";
 import { runExclusively } from "../src/jobs/scheduler";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { createTestApp } from "./helpers/test-app";
@@ -476,6 +477,42 @@ describe("every seat change is audited and announced, in the same transaction", 
       .licenses[0].license_key;
     expect(stored).not.toContain(newKey);
     expect(JSON.stringify(rotated)).not.toContain(newKey);
+  });
+});
+
+describe("retention of what the seats and the outbox add", () => {
+  it("machine events after 30 days, rotated keys a day after their grace, finished outbox rows and mail logs", async () => {
+    const { token, key } = await licensed();
+    await validate(key, "ret-1");
+    await deactivate(key, "ret-1");
+    await validate(key, "ret-2");
+    await app.inject({ method: "POST", url: `/api/customer/licenses/${key}/rotate`, headers: bearer(token) });
+    const [{ n: eventsBefore } = { n: 0 }] = (
+      (await app.database.db.execute(sql`select count(*)::int as n from machine_events`)) as unknown as {
+        rows: { n: number }[];
+      }
+    ).rows;
+    expect(eventsBefore).toBeGreaterThan(0);
+    const db = app.database.db;
+    await db.execute(sql`update machine_events set at = now() - interval '31 days'`);
+    await db.execute(
+      sql`update license_key_aliases set valid_until = now() - interval '2 days' where license_key = ${key}`,
+    );
+    await db.execute(sql`update outbox set status = 'delivered', finished_at = now() - interval '31 days'`);
+    await db.execute(
+      sql`insert into dev_mail (event_id, recipient, subject, text, html, headers, created_at)
+          values (gen_random_uuid(), 'old@example.com', 's', 't', 'h', '{}'::jsonb, now() - interval '8 days'),
+                 (gen_random_uuid(), 'new@example.com', 's', 't', 'h', '{}'::jsonb, now())`,
+    );
+    expect((await app.jobs.runNow(retentionJob))?.ran).toBe(true);
+    const left = async (query: ReturnType<typeof sql>) =>
+      ((await db.execute(query)) as unknown as { rows: { n: number }[] }).rows[0]!.n;
+    expect(await left(sql`select count(*)::int as n from machine_events`)).toBe(0);
+    expect(await left(sql`select count(*)::int as n from license_key_aliases where license_key = ${key}`)).toBe(0);
+    expect(await left(sql`select count(*)::int as n from outbox`)).toBe(0);
+    expect(await left(sql`select count(*)::int as n from dev_mail`)).toBe(1);
+    // The audit log itself is kept (append-only).
+    expect(await left(sql`select count(*)::int as n from audit_events`)).toBeGreaterThan(0);
   });
 });
 

@@ -30,6 +30,11 @@ export const RETENTION = {
   machineEventMs: 30 * DAY_MS,
   /** A rotated key's row, a day after it stopped working (kept that long to answer NOT_FOUND, not to work). */
   rotatedKeyAfterExpiryMs: DAY_MS,
+  /** Outbox rows once delivered or given up, and the webhook delivery log (what "resend" and the console show). */
+  finishedOutboxMs: 30 * DAY_MS,
+  webhookDeliveryLogMs: 30 * DAY_MS,
+  /** Development mail (/dev/mail; never in production). */
+  devMailMs: 7 * DAY_MS,
 } as const;
 
 export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
@@ -114,6 +119,18 @@ export async function applyRetention(tx: Database, now: Date): Promise<Record<st
     tx,
     deleteBatch("license_key_aliases", sql`valid_until < ${before(RETENTION.rotatedKeyAfterExpiryMs)}::timestamptz`),
   );
+  result.outbox = await drain(
+    tx,
+    deleteBatch(
+      "outbox",
+      sql`status in ('delivered', 'dead') and finished_at < ${before(RETENTION.finishedOutboxMs)}::timestamptz`,
+    ),
+  );
+  result.webhook_deliveries = await drain(
+    tx,
+    deleteBatch("webhook_deliveries", sql`created_at < ${before(RETENTION.webhookDeliveryLogMs)}::timestamptz`),
+  );
+  result.dev_mail = await drain(tx, deleteBatch("dev_mail", sql`created_at < ${before(RETENTION.devMailMs)}::timestamptz`));
   // Fold old daily usage into monthly rows (machine_id '' — no real machine id is empty): totals and the most
   // used features stay exact, the table stops growing by the day.
   result.usage_rollups_folded = await drain(
