@@ -130,7 +130,10 @@ export async function applyRetention(tx: Database, now: Date): Promise<Record<st
     tx,
     deleteBatch("webhook_deliveries", sql`created_at < ${before(RETENTION.webhookDeliveryLogMs)}::timestamptz`),
   );
-  result.dev_mail = await drain(tx, deleteBatch("dev_mail", sql`created_at < ${before(RETENTION.devMailMs)}::timestamptz`));
+  result.dev_mail = await drain(
+    tx,
+    deleteBatch("dev_mail", sql`created_at < ${before(RETENTION.devMailMs)}::timestamptz`),
+  );
   // Fold old daily usage into monthly rows (machine_id '' — no real machine id is empty): totals and the most
   // used features stay exact, the table stops growing by the day.
   result.usage_rollups_folded = await drain(
