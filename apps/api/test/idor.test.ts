@@ -112,6 +112,7 @@ const MATRIX: Record<string, Entry> = {
       "GET /api/admin/signups/counts",
       "GET /api/admin/signups/export",
       "GET /api/admin/subscribers",
+      "GET /api/admin/subscribers/export",
       "GET /api/admin/customers",
       "GET /api/admin/customers/{customerId}",
       "POST /api/admin/customers/{customerId}/sign-out-everywhere",

@@ -206,6 +206,25 @@ describe("admin API", () => {
     expect((await as(admin, "GET", "/api/admin/signups?cursor=bogus")).statusCode).toBe(400);
   });
 
+  it("exports newsletter subscribers of the current filter as CSV", async () => {
+    for (const email of ["csv.pending.one@example.com", "csv.pending.two@example.com", "other.csv@example.com"]) {
+      await app.inject({ method: "POST", url: "/api/newsletter", payload: { email } });
+    }
+    const csv = await as(admin, "GET", "/api/admin/subscribers/export?q=csv.pending&status=pending");
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.headers["content-type"]).toMatch(/text\/csv/);
+    expect(csv.headers["content-disposition"]).toMatch(/attachment; filename="subscribers-/);
+    const lines = csv.body.trim().split("\n");
+    expect(lines[0]).toBe("email,source,status,subscribed_at,confirmed_at,unsubscribed_at");
+    expect(
+      lines
+        .slice(1)
+        .map((line) => line.split(",")[0]!.replaceAll('"', ""))
+        .sort(),
+    ).toEqual(["csv.pending.one@example.com", "csv.pending.two@example.com"]);
+    expect((await as(customer.token, "GET", "/api/admin/subscribers/export")).statusCode).toBe(403);
+  });
+
   it("license actions need a reason, are audited, and validations see them at once", async () => {
     const license = (await as(customer.token, "POST", "/api/customer/licenses", { tier: "free" })).json().data.license;
     await app.inject({

@@ -62,10 +62,12 @@ export const SignupCountsSchema = z.object({
 });
 
 export const SUBSCRIBER_STATUSES = ["pending", "confirmed", "unsubscribed"] as const;
-export const SubscriberListQuerySchema = PageQuerySchema.extend({
+export const SubscriberFilterSchema = z.object({
   q: optionalText,
   status: z.enum(SUBSCRIBER_STATUSES).optional(),
 });
+export type SubscriberFilter = z.output<typeof SubscriberFilterSchema>;
+export const SubscriberListQuerySchema = SubscriberFilterSchema.extend(PageQuerySchema.shape);
 export const AdminSubscriberSchema = z.object({
   id: z.string(),
   email: z.string(),

@@ -18,6 +18,7 @@ import {
   SignupFilterSchema,
   SignupListQuerySchema,
   SignupPageSchema,
+  SubscriberFilterSchema,
   SubscriberListQuerySchema,
   SubscriberPageSchema,
   UpdateWebhookSchema,
@@ -161,6 +162,30 @@ export function registerAdminRoutes(
       ...route,
     },
     async (request) => ({ success: true as const, ...(await admin.subscribers(request.query)) }),
+  );
+
+  api.get(
+    "/api/admin/subscribers/export",
+    {
+      schema: {
+        ...common("CSV of every newsletter subscriber matching the filters"),
+        querystring: SubscriberFilterSchema,
+        response: { 200: z.string(), ...errors },
+      },
+      ...route,
+    },
+    async (request, reply) => {
+      const rows = await admin.subscriberExport(request.query);
+      const headers = ["email", "source", "status", "subscribed_at", "confirmed_at", "unsubscribed_at"];
+      reply
+        .type("text/csv; charset=utf-8")
+        .header(
+          "content-disposition",
+          `attachment; filename="subscribers-${new Date().toISOString().slice(0, 10)}.csv"`,
+        )
+        .header("cache-control", "no-store");
+      return `${toCsv(rows, headers)}\n`;
+    },
   );
 
   api.get(

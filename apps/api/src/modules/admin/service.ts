@@ -6,6 +6,7 @@ import type {
   SignupCountsQuerySchema,
   SignupFilterSchema,
   SignupListQuerySchema,
+  SubscriberFilter,
   SubscriberListQuerySchema,
 } from "@flotilla/contracts/admin";
 import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
@@ -97,6 +98,35 @@ function beforeCursor(table: { createdAt: AnyColumn; id: AnyColumn }, cursor: st
   return at ? sql`(${table.createdAt}, ${table.id}) < (${at.at}::timestamptz, ${at.id}::uuid)` : undefined;
 }
 
+function subscriberWhere(filter: SubscriberFilter) {
+  const t = newsletterSubscribers;
+  const status =
+    filter.status === "confirmed"
+      ? and(isNotNull(t.confirmedAt), isNull(t.unsubscribedAt))
+      : filter.status === "pending"
+        ? and(isNull(t.confirmedAt), isNull(t.unsubscribedAt))
+        : filter.status === "unsubscribed"
+          ? isNotNull(t.unsubscribedAt)
+          : undefined;
+  return and(filter.q ? ilike(t.email, contains(filter.q)) : undefined, status);
+}
+
+function subscriberView(row: typeof newsletterSubscribers.$inferSelect) {
+  return {
+    id: row.id,
+    email: row.email,
+    source: row.source,
+    status: row.unsubscribedAt
+      ? ("unsubscribed" as const)
+      : row.confirmedAt
+        ? ("confirmed" as const)
+        : ("pending" as const),
+    subscribed_at: row.subscribedAt.toISOString(),
+    confirmed_at: iso(row.confirmedAt),
+    unsubscribed_at: iso(row.unsubscribedAt),
+  };
+}
+
 export class AdminService {
   constructor(
     private readonly db: Database,
@@ -144,37 +174,21 @@ export class AdminService {
 
   async subscribers(query: z.output<typeof SubscriberListQuerySchema>) {
     const t = newsletterSubscribers;
-    const status =
-      query.status === "confirmed"
-        ? and(isNotNull(t.confirmedAt), isNull(t.unsubscribedAt))
-        : query.status === "pending"
-          ? and(isNull(t.confirmedAt), isNull(t.unsubscribedAt))
-          : query.status === "unsubscribed"
-            ? isNotNull(t.unsubscribedAt)
-            : undefined;
     const rows = await this.db
       .select({ row: t, at: sql<string>`${t.createdAt}::text` })
       .from(t)
-      .where(and(query.q ? ilike(t.email, contains(query.q)) : undefined, status, beforeCursor(t, query.cursor)))
+      .where(and(subscriberWhere(query), beforeCursor(t, query.cursor)))
       .orderBy(desc(t.createdAt), desc(t.id))
       .limit(query.limit + 1);
     const page = pageOf(rows, query.limit, (r) => [r.at, r.row.id]);
-    return {
-      data: page.data.map(({ row }) => ({
-        id: row.id,
-        email: row.email,
-        source: row.source,
-        status: row.unsubscribedAt
-          ? ("unsubscribed" as const)
-          : row.confirmedAt
-            ? ("confirmed" as const)
-            : ("pending" as const),
-        subscribed_at: row.subscribedAt.toISOString(),
-        confirmed_at: iso(row.confirmedAt),
-        unsubscribed_at: iso(row.unsubscribedAt),
-      })),
-      next_cursor: page.next_cursor,
-    };
+    return { data: page.data.map(({ row }) => subscriberView(row)), next_cursor: page.next_cursor };
+  }
+
+  /** Every subscriber matching the filter, oldest first (the console's CSV of the current filter). */
+  async subscriberExport(filter: SubscriberFilter) {
+    const t = newsletterSubscribers;
+    const rows = await this.db.select().from(t).where(subscriberWhere(filter)).orderBy(asc(t.createdAt), asc(t.id));
+    return rows.map((row) => subscriberView(row));
   }
 
   async customers(query: z.output<typeof CustomerListQuerySchema>) {

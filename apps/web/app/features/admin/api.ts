@@ -176,12 +176,13 @@ export function useSignupCounts(filter: Filter, interval: string) {
 }
 
 /**
- * Downloads the CSV of every signup matching the filter. The export needs the session's bearer token, so it
- * is fetched here and handed to the browser as a file (a plain link would carry no credentials).
+ * Downloads the CSV of every row of a list matching the filter (signups, subscribers). The export needs the
+ * session's bearer token, so it is fetched here and handed to the browser as a file (a plain link would carry no
+ * credentials).
  */
-export async function downloadSignupsCsv(filter: Filter): Promise<void> {
+export async function downloadCsv(list: "signups" | "subscribers", filter: Filter): Promise<void> {
   const token = readStoredToken();
-  const response = await fetch(`/api/admin/signups/export${queryString(filter)}`, {
+  const response = await fetch(`/api/admin/${list}/export${queryString(filter)}`, {
     headers: { Accept: "text/csv", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
   });
   if (!response.ok) {
@@ -195,7 +196,7 @@ export async function downloadSignupsCsv(filter: Filter): Promise<void> {
   const blob = await response.blob();
   const name =
     /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ??
-    `signups-${new Date().toISOString().slice(0, 10)}.csv`;
+    `${list}-${new Date().toISOString().slice(0, 10)}.csv`;
   const href = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = href;

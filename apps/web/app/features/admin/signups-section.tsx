@@ -1,17 +1,8 @@
 /** Early access: search and filter signups, counts over time, keyset pages, CSV export of the filter. */
 import { AI_EXPERIENCE_VALUES, INTEREST_OPTIONS, PLATFORM_VALUES, ROLE_OPTIONS } from "@flotilla/contracts/signup";
-import { Download, Loader2 } from "lucide-react";
 import { type FormEvent, useState } from "react";
-import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
-import {
-  type AdminSignup,
-  adminErrorMessage,
-  downloadSignupsCsv,
-  type Filter,
-  usePagedList,
-  useSignupCounts,
-} from "./api";
+import { type AdminSignup, adminErrorMessage, downloadCsv, type Filter, usePagedList, useSignupCounts } from "./api";
 import { SignupChart } from "./signup-chart";
 import {
   ErrorNotice,
@@ -25,6 +16,7 @@ import {
   tableClass,
   tdClass,
   thClass,
+  useCsvExport,
 } from "./ui";
 
 const EMPTY = { q: "", role: "", platform: "", experience: "", interest: "", from: "", to: "" };
@@ -64,27 +56,14 @@ export function SignupsSection() {
   const [draft, setDraft] = useState<Filters>(EMPTY);
   const [filter, setFilter] = useState<Filter>({});
   const [interval, setInterval] = useState("day");
-  const [exporting, setExporting] = useState(false);
-  const [exportError, setExportError] = useState<string | null>(null);
   const list = usePagedList<AdminSignup>(["admin", "signups"], "/api/admin/signups", filter);
   const counts = useSignupCounts(filter, interval);
+  const csv = useCsvExport(() => downloadCsv("signups", filter), adminErrorMessage);
   const set = (key: keyof Filters) => (value: string) => setDraft((current) => ({ ...current, [key]: value }));
 
   function apply(event: FormEvent) {
     event.preventDefault();
     setFilter({ ...draft });
-  }
-
-  async function exportCsv() {
-    setExporting(true);
-    setExportError(null);
-    try {
-      await downloadSignupsCsv(filter);
-    } catch (error) {
-      setExportError(adminErrorMessage(error));
-    } finally {
-      setExporting(false);
-    }
   }
 
   const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
@@ -94,22 +73,9 @@ export function SignupsSection() {
         id="signups-title"
         title="Early access"
         description="Everyone who asked for early access, newest first."
-        actions={
-          <button type="button" className={buttonClass("secondary", "sm")} onClick={exportCsv} disabled={exporting}>
-            {exporting ? (
-              <Loader2 className="size-4 animate-spin" aria-hidden="true" />
-            ) : (
-              <Download className="size-4" aria-hidden="true" />
-            )}
-            Export CSV
-          </button>
-        }
+        actions={csv.button}
       />
-      {exportError && (
-        <div className="mt-4">
-          <Banner tone="error">{exportError}</Banner>
-        </div>
-      )}
+      {csv.notice}
       <form
         aria-label="Filter signups"
         onSubmit={apply}

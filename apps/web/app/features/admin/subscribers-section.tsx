@@ -2,7 +2,7 @@
 import { SUBSCRIBER_STATUSES } from "@flotilla/contracts/admin";
 import { type FormEvent, useState } from "react";
 import { buttonClass } from "../../components/button";
-import { type AdminSubscriber, adminErrorMessage, type Filter, usePagedList } from "./api";
+import { type AdminSubscriber, adminErrorMessage, downloadCsv, type Filter, usePagedList } from "./api";
 import {
   ErrorNotice,
   Field,
@@ -15,6 +15,7 @@ import {
   tableClass,
   tdClass,
   thClass,
+  useCsvExport,
 } from "./ui";
 
 const STATUS_CLASS: Record<AdminSubscriber["status"], string> = {
@@ -29,6 +30,7 @@ export function SubscribersSection() {
   const [filter, setFilter] = useState<Filter>({});
   const list = usePagedList<AdminSubscriber>(["admin", "subscribers"], "/api/admin/subscribers", filter);
   const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
+  const csv = useCsvExport(() => downloadCsv("subscribers", filter), adminErrorMessage);
 
   function apply(event: FormEvent) {
     event.preventDefault();
@@ -41,7 +43,9 @@ export function SubscribersSection() {
         id="subscribers-title"
         title="Newsletter"
         description="Subscribers from the blog and from early-access signups. Only confirmed addresses get the newsletter."
+        actions={csv.button}
       />
+      {csv.notice}
       <form aria-label="Filter subscribers" onSubmit={apply} className="mt-6 flex flex-wrap items-end gap-3">
         <Field label="Email" className="w-full sm:w-72">
           {(id) => (

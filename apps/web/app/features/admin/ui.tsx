@@ -1,6 +1,6 @@
 /** Small building blocks shared by the console's sections: fields, tables, "Load more", confirmations. */
-import { Loader2 } from "lucide-react";
-import { type ReactNode, useId } from "react";
+import { Download, Loader2 } from "lucide-react";
+import { type ReactNode, useId, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
@@ -174,4 +174,37 @@ export function formatDateTime(iso: string | null | undefined, fallback = "—")
         hour: "2-digit",
         minute: "2-digit",
       });
+}
+
+/** "Export CSV" of the current filter, with its own progress and error (shown under the section header). */
+export function useCsvExport(download: () => Promise<void>, errorMessage: (error: unknown) => string) {
+  const [exporting, setExporting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function run() {
+    setExporting(true);
+    setError(null);
+    try {
+      await download();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setExporting(false);
+    }
+  }
+  const button = (
+    <button type="button" className={buttonClass("secondary", "sm")} onClick={run} disabled={exporting}>
+      {exporting ? (
+        <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+      ) : (
+        <Download className="size-4" aria-hidden="true" />
+      )}
+      Export CSV
+    </button>
+  );
+  const notice = error ? (
+    <div className="mt-4">
+      <Banner tone="error">{error}</Banner>
+    </div>
+  ) : null;
+  return { button, notice };
 }
