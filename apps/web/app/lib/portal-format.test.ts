@@ -90,3 +90,11 @@ describe("relative and exact times", () => {
     expect(formatClockTime(new Date(2025, 5, 13, 0, 30).toISOString(), local)).toBe("Jun 13, 12:30 AM");
   });
 });
+
+describe("formatClockTime across midnight", () => {
+  it("gives the time alone on the same day, and the date too when the moment is on another day", () => {
+    const now = new Date(2026, 10, 23, 23, 40);
+    expect(formatClockTime(new Date(2026, 10, 23, 23, 55).toISOString(), now)).toBe("11:55 PM");
+    expect(formatClockTime(new Date(2026, 10, 24, 0, 40).toISOString(), now)).toBe("Nov 24, 12:40 AM");
+  });
+});

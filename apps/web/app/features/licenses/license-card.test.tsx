@@ -308,7 +308,7 @@ describe("LicenseCard: rotating the key", () => {
 
     const done = await screen.findByRole("dialog", { name: "Your new license key" });
     expect(within(done).getByTestId("license-key")).toHaveTextContent(NEW_KEY);
-    expect(done).toHaveTextContent(/The old key stops working at \d{1,2}:\d{2} (AM|PM)\./);
+    expect(done).toHaveTextContent(/The old key stops working at (?:[A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2} (AM|PM)\./);
     expect(onChanged).toHaveBeenCalledOnce();
     await user.click(within(done).getByRole("button", { name: "Copy new license key" }));
     expect(await navigator.clipboard.readText()).toBe(NEW_KEY);
@@ -335,7 +335,7 @@ describe("LicenseCard: rotating the key", () => {
     const later = new Date(Date.now() + 30 * 60_000).toISOString();
     const card = renderCard({ ...BASE, previous_key_valid_until: later });
     expect(within(card).getByTestId("previous-key")).toHaveTextContent(
-      /^Previous key works until \d{1,2}:\d{2} (AM|PM)$/,
+      /^Previous key works until (?:[A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2} (AM|PM)$/,
     );
     cleanup();
     const past = new Date(Date.now() - 60_000).toISOString();
