@@ -10,6 +10,13 @@ import { ROOT } from "./bootstrap.mjs";
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/flotilla";
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+/**
+ * nginx takes an instance that failed a connection out for this long (passive health: nginx OSS has no probes). A
+ * rolling restart waits this long after an instance is ready again before stopping the next one; otherwise nginx may
+ * still count the restarted one out while the next goes down, and answer "no live upstreams" (deploy/compose.yaml
+ * uses the same value).
+ */
+export const UPSTREAM_FAIL_TIMEOUT_SECONDS = 2;
 const SERVER = join(ROOT, "apps/api/dist/server.js");
 const TEMPLATE = join(ROOT, "deploy/nginx.conf.template");
 
@@ -157,7 +164,9 @@ export async function startCluster(options = {}) {
     renderNginxConf({
       FLOTILLA_LISTEN: `127.0.0.1:${port}`,
       FLOTILLA_UPSTREAMS: instances
-        .map((instance) => `server 127.0.0.1:${instance.port} max_fails=1 fail_timeout=2s;`)
+        .map(
+          (instance) => `server 127.0.0.1:${instance.port} max_fails=1 fail_timeout=${UPSTREAM_FAIL_TIMEOUT_SECONDS}s;`,
+        )
         .join("\n    "),
       FLOTILLA_RUNTIME: runtime,
       FLOTILLA_ACCESS_LOG: join(runtime, "nginx-access.log"),

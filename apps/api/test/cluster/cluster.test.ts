@@ -18,6 +18,7 @@ import {
   mixedLoad,
   scratchDatabase,
   scratchRedis,
+  upstreamFailTimeoutSeconds,
 } from "./harness";
 
 const PORT = 18_100 + Math.floor(Math.random() * 800);
@@ -160,6 +161,9 @@ describe("the cluster under faults", () => {
     for (const instance of cluster.instances) {
       await instance.kill("SIGTERM");
       await instance.start();
+      // Ready again: give nginx its fail_timeout to count it back in before the next one goes down (what a
+      // deploy waits for too; README "Deploying").
+      await new Promise((resolve) => setTimeout(resolve, (upstreamFailTimeoutSeconds + 1) * 1_000));
     }
     const tally = await load;
     figures.push(describeTally("rolling restart (SIGTERM, one instance at a time)", tally));

@@ -12,8 +12,11 @@ import autocannon from "autocannon";
 import pg from "pg";
 // The cluster library is plain JavaScript shared with `npm run cluster`.
 // @ts-expect-error -- untyped .mjs module
-import { startCluster } from "../../../../scripts/lib/cluster.mjs";
+import { startCluster, UPSTREAM_FAIL_TIMEOUT_SECONDS } from "../../../../scripts/lib/cluster.mjs";
 import { devSignInOverHttp } from "../helpers/dev-sign-in-http";
+
+/** How long nginx counts a failed instance out (scripts/lib/cluster.mjs): a rolling restart waits it out. */
+export const upstreamFailTimeoutSeconds: number = UPSTREAM_FAIL_TIMEOUT_SECONDS;
 
 export interface Instance {
   name: string;
