@@ -40,6 +40,9 @@ export default defineConfig({
           hookTimeout: 30_000,
         },
       },
+      {
+        test: { name: "bench", root: "bench", environment: "node", include: ["lib/**/*.test.mjs"] },
+      },
       // The same API suite against a real PostgreSQL server when one is configured (CI sets it).
       ...(process.env.TEST_DATABASE_URL
         ? [

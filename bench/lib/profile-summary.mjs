@@ -12,7 +12,7 @@ export function summarize(path, top = 30, lastSeconds = Number.POSITIVE_INFINITY
   let total = 0;
   profile.samples.forEach((id, index) => {
     at += profile.timeDeltas[index];
-    if (at < from) return;
+    if (at <= from) return;
     total += 1;
     selfTicks.set(id, (selfTicks.get(id) ?? 0) + 1);
   });
