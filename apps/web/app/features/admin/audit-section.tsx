@@ -1,20 +1,17 @@
 /** The audit log: newest first, filtered by type, actor, target and time; "Load more" follows the seq cursor. */
 import { EVENT_TYPE_NAMES } from "@flotilla/contracts/events";
 import { type FormEvent, useState } from "react";
-import { buttonClass } from "../../components/button";
-import { type AuditEvent, adminErrorMessage, type Filter, usePagedList } from "./api";
+import { type AuditEvent, type Filter, usePagedList } from "./api";
 import {
-  ErrorNotice,
+  DateField,
   Field,
+  FilterActions,
   formatDateTime,
   inputClass,
-  Loading,
-  LoadMore,
+  PagedTable,
   SectionHeader,
-  TableFrame,
   tableClass,
   tdClass,
-  thClass,
 } from "./ui";
 
 const TARGET_TYPES = ["signup", "newsletter_subscriber", "customer", "license", "machine", "admin", "webhook_endpoint"];
@@ -40,7 +37,6 @@ export function AuditSection() {
   const [draft, setDraft] = useState(EMPTY);
   const [filter, setFilter] = useState<Filter>({});
   const list = usePagedList<AuditEvent>(["admin", "audit"], "/api/admin/audit", filter);
-  const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
   const set = (key: keyof typeof EMPTY) => (value: string) => setDraft((current) => ({ ...current, [key]: value }));
 
   function apply(event: FormEvent) {
@@ -117,96 +113,43 @@ export function AuditSection() {
             />
           )}
         </Field>
-        <Field label="From">
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              className={inputClass}
-              value={draft.from}
-              onChange={(event) => set("from")(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="To">
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              className={inputClass}
-              value={draft.to}
-              onChange={(event) => set("to")(event.target.value)}
-            />
-          )}
-        </Field>
-        <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-3 xl:col-span-6">
-          <button type="submit" className={buttonClass("primary", "sm")}>
-            Apply filters
-          </button>
-          <button
-            type="button"
-            className={buttonClass("ghost", "sm")}
-            onClick={() => {
-              setDraft(EMPTY);
-              setFilter({});
-            }}
-          >
-            Clear
-          </button>
-        </div>
+        <DateField label="From" value={draft.from} onChange={set("from")} />
+        <DateField label="To" value={draft.to} onChange={set("to")} />
+        <FilterActions
+          className="sm:col-span-2 lg:col-span-3 xl:col-span-6"
+          onClear={() => {
+            setDraft(EMPTY);
+            setFilter({});
+          }}
+        />
       </form>
-      {list.isPending ? (
-        <Loading label="Loading the audit log…" />
-      ) : list.isError ? (
-        <ErrorNotice message={adminErrorMessage(list.error)} onRetry={() => void list.refetch()} />
-      ) : rows.length === 0 ? (
-        <p className="mt-6 text-sm text-fg-muted">No events match these filters.</p>
-      ) : (
-        <>
-          <TableFrame label="Audit events">
-            <table className={`${tableClass} min-w-[64rem]`} aria-label="Audit events">
-              <thead>
-                <tr>
-                  <th className={thClass}>When</th>
-                  <th className={thClass}>Event</th>
-                  <th className={thClass}>Actor</th>
-                  <th className={thClass}>Target</th>
-                  <th className={thClass}>Change</th>
-                  <th className={thClass}>Reason</th>
-                  <th className={thClass}>From</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id}>
-                    <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.occurred_at)}</td>
-                    <td className={`${tdClass} font-mono text-xs`}>{row.type}</td>
-                    <td className={tdClass}>
-                      {row.actor.type}
-                      {row.actor.email && (
-                        <span className="block whitespace-nowrap text-xs text-fg-muted">{row.actor.email}</span>
-                      )}
-                    </td>
-                    <td className={tdClass}>
-                      {row.target.type}
-                      <span className="block break-all font-mono text-xs text-fg-muted">{row.target.id}</span>
-                    </td>
-                    <td className={`${tdClass} break-words text-xs`}>{change(row.before, row.after)}</td>
-                    <td className={tdClass}>{row.reason ?? "—"}</td>
-                    <td className={`${tdClass} font-mono text-xs`}>{row.address ?? "—"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
-          <LoadMore
-            shown={rows.length}
-            hasMore={list.hasNextPage}
-            loading={list.isFetchingNextPage}
-            onLoad={() => void list.fetchNextPage()}
-          />
-        </>
-      )}
+      <PagedTable
+        list={list}
+        label="Audit events"
+        loadingLabel="Loading the audit log…"
+        empty="No events match these filters."
+        tableClassName={`${tableClass} min-w-[64rem]`}
+        columns={["When", "Event", "Actor", "Target", "Change", "Reason", "From"]}
+        row={(row) => (
+          <tr key={row.id}>
+            <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.occurred_at)}</td>
+            <td className={`${tdClass} font-mono text-xs`}>{row.type}</td>
+            <td className={tdClass}>
+              {row.actor.type}
+              {row.actor.email && (
+                <span className="block whitespace-nowrap text-xs text-fg-muted">{row.actor.email}</span>
+              )}
+            </td>
+            <td className={tdClass}>
+              {row.target.type}
+              <span className="block break-all font-mono text-xs text-fg-muted">{row.target.id}</span>
+            </td>
+            <td className={`${tdClass} break-words text-xs`}>{change(row.before, row.after)}</td>
+            <td className={tdClass}>{row.reason ?? "—"}</td>
+            <td className={`${tdClass} font-mono text-xs`}>{row.address ?? "—"}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -1,21 +1,19 @@
 /** Early access: search and filter signups, counts over time, keyset pages, CSV export of the filter. */
 import { AI_EXPERIENCE_VALUES, INTEREST_OPTIONS, PLATFORM_VALUES, ROLE_OPTIONS } from "@flotilla/contracts/signup";
 import { type FormEvent, useState } from "react";
-import { buttonClass } from "../../components/button";
 import { type AdminSignup, adminErrorMessage, downloadCsv, type Filter, usePagedList, useSignupCounts } from "./api";
 import { SignupChart } from "./signup-chart";
 import {
+  DateField,
   ErrorNotice,
   Field,
+  FilterActions,
   formatDateTime,
   inputClass,
   Loading,
-  LoadMore,
+  PagedTable,
   SectionHeader,
-  TableFrame,
-  tableClass,
   tdClass,
-  thClass,
   useCsvExport,
 } from "./ui";
 
@@ -66,7 +64,6 @@ export function SignupsSection() {
     setFilter({ ...draft });
   }
 
-  const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
   return (
     <section aria-labelledby="signups-title">
       <SectionHeader
@@ -102,43 +99,15 @@ export function SignupsSection() {
           onChange={set("experience")}
         />
         <Select label="Interest" value={draft.interest} options={INTEREST_OPTIONS} onChange={set("interest")} />
-        <Field label="From">
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              className={inputClass}
-              value={draft.from}
-              onChange={(event) => set("from")(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="To">
-          {(id) => (
-            <input
-              id={id}
-              type="date"
-              className={inputClass}
-              value={draft.to}
-              onChange={(event) => set("to")(event.target.value)}
-            />
-          )}
-        </Field>
-        <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4 xl:col-span-8">
-          <button type="submit" className={buttonClass("primary", "sm")}>
-            Apply filters
-          </button>
-          <button
-            type="button"
-            className={buttonClass("ghost", "sm")}
-            onClick={() => {
-              setDraft(EMPTY);
-              setFilter({});
-            }}
-          >
-            Clear
-          </button>
-        </div>
+        <DateField label="From" value={draft.from} onChange={set("from")} />
+        <DateField label="To" value={draft.to} onChange={set("to")} />
+        <FilterActions
+          className="sm:col-span-2 lg:col-span-4 xl:col-span-8"
+          onClear={() => {
+            setDraft(EMPTY);
+            setFilter({});
+          }}
+        />
       </form>
 
       <div className="mt-6 grid gap-3 sm:grid-cols-[minmax(0,1fr)_10rem] sm:items-start">
@@ -165,53 +134,27 @@ export function SignupsSection() {
         </Field>
       </div>
 
-      {list.isPending ? (
-        <Loading label="Loading signups…" />
-      ) : list.isError ? (
-        <ErrorNotice message={adminErrorMessage(list.error)} onRetry={() => void list.refetch()} />
-      ) : rows.length === 0 ? (
-        <p className="mt-6 text-sm text-fg-muted">No signups match these filters.</p>
-      ) : (
-        <>
-          <TableFrame label="Signups">
-            <table className={tableClass} aria-label="Signups">
-              <thead>
-                <tr>
-                  <th className={thClass}>Email</th>
-                  <th className={thClass}>Name</th>
-                  <th className={thClass}>Role</th>
-                  <th className={thClass}>Platform</th>
-                  <th className={thClass}>Experience</th>
-                  <th className={thClass}>Interests</th>
-                  <th className={thClass}>Signed up</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id}>
-                    <td className={`${tdClass} whitespace-nowrap font-medium`}>{row.email}</td>
-                    <td className={tdClass}>
-                      {row.name}
-                      {row.company && <span className="block text-xs text-fg-muted">{row.company}</span>}
-                    </td>
-                    <td className={tdClass}>{row.role}</td>
-                    <td className={tdClass}>{shortLabel(row.platform)}</td>
-                    <td className={tdClass}>{shortLabel(row.ai_experience)}</td>
-                    <td className={`${tdClass} text-xs`}>{row.interests || "—"}</td>
-                    <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
-          <LoadMore
-            shown={rows.length}
-            hasMore={list.hasNextPage}
-            loading={list.isFetchingNextPage}
-            onLoad={() => void list.fetchNextPage()}
-          />
-        </>
-      )}
+      <PagedTable
+        list={list}
+        label="Signups"
+        loadingLabel="Loading signups…"
+        empty="No signups match these filters."
+        columns={["Email", "Name", "Role", "Platform", "Experience", "Interests", "Signed up"]}
+        row={(row) => (
+          <tr key={row.id}>
+            <td className={`${tdClass} whitespace-nowrap font-medium`}>{row.email}</td>
+            <td className={tdClass}>
+              {row.name}
+              {row.company && <span className="block text-xs text-fg-muted">{row.company}</span>}
+            </td>
+            <td className={tdClass}>{row.role}</td>
+            <td className={tdClass}>{shortLabel(row.platform)}</td>
+            <td className={tdClass}>{shortLabel(row.ai_experience)}</td>
+            <td className={`${tdClass} text-xs`}>{row.interests || "—"}</td>
+            <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.created_at)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

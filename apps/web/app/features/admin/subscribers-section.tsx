@@ -3,20 +3,7 @@ import { SUBSCRIBER_STATUSES } from "@flotilla/contracts/admin";
 import { type FormEvent, useState } from "react";
 import { buttonClass } from "../../components/button";
 import { type AdminSubscriber, adminErrorMessage, downloadCsv, type Filter, usePagedList } from "./api";
-import {
-  ErrorNotice,
-  Field,
-  formatDateTime,
-  inputClass,
-  Loading,
-  LoadMore,
-  SectionHeader,
-  TableFrame,
-  tableClass,
-  tdClass,
-  thClass,
-  useCsvExport,
-} from "./ui";
+import { Field, formatDateTime, inputClass, PagedTable, SectionHeader, tdClass, useCsvExport } from "./ui";
 
 const STATUS_CLASS: Record<AdminSubscriber["status"], string> = {
   confirmed: "text-emerald-700 dark:text-emerald-400",
@@ -29,7 +16,6 @@ export function SubscribersSection() {
   const [status, setStatus] = useState("");
   const [filter, setFilter] = useState<Filter>({});
   const list = usePagedList<AdminSubscriber>(["admin", "subscribers"], "/api/admin/subscribers", filter);
-  const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
   const csv = useCsvExport(() => downloadCsv("subscribers", filter), adminErrorMessage);
 
   function apply(event: FormEvent) {
@@ -74,48 +60,23 @@ export function SubscribersSection() {
           Apply filters
         </button>
       </form>
-      {list.isPending ? (
-        <Loading label="Loading subscribers…" />
-      ) : list.isError ? (
-        <ErrorNotice message={adminErrorMessage(list.error)} onRetry={() => void list.refetch()} />
-      ) : rows.length === 0 ? (
-        <p className="mt-6 text-sm text-fg-muted">No subscribers match these filters.</p>
-      ) : (
-        <>
-          <TableFrame label="Subscribers">
-            <table className={tableClass} aria-label="Subscribers">
-              <thead>
-                <tr>
-                  <th className={thClass}>Email</th>
-                  <th className={thClass}>Status</th>
-                  <th className={thClass}>Source</th>
-                  <th className={thClass}>Subscribed</th>
-                  <th className={thClass}>Confirmed</th>
-                  <th className={thClass}>Unsubscribed</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id}>
-                    <td className={`${tdClass} whitespace-nowrap font-medium`}>{row.email}</td>
-                    <td className={`${tdClass} font-medium ${STATUS_CLASS[row.status]}`}>{row.status}</td>
-                    <td className={tdClass}>{row.source}</td>
-                    <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.subscribed_at)}</td>
-                    <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.confirmed_at)}</td>
-                    <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.unsubscribed_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
-          <LoadMore
-            shown={rows.length}
-            hasMore={list.hasNextPage}
-            loading={list.isFetchingNextPage}
-            onLoad={() => void list.fetchNextPage()}
-          />
-        </>
-      )}
+      <PagedTable
+        list={list}
+        label="Subscribers"
+        loadingLabel="Loading subscribers…"
+        empty="No subscribers match these filters."
+        columns={["Email", "Status", "Source", "Subscribed", "Confirmed", "Unsubscribed"]}
+        row={(row) => (
+          <tr key={row.id}>
+            <td className={`${tdClass} whitespace-nowrap font-medium`}>{row.email}</td>
+            <td className={`${tdClass} font-medium ${STATUS_CLASS[row.status]}`}>{row.status}</td>
+            <td className={tdClass}>{row.source}</td>
+            <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.subscribed_at)}</td>
+            <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.confirmed_at)}</td>
+            <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.unsubscribed_at)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { type ReactNode, useId, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
+import { adminErrorMessage } from "./api";
 
 export const inputClass =
   "h-10 w-full rounded-lg border border-border bg-bg px-3 text-sm text-fg shadow-xs outline-none transition-colors placeholder:text-fg-muted/70 focus:border-sky-500 focus:ring-3 focus:ring-sky-500/20 aria-invalid:border-red-500 disabled:opacity-60";
@@ -116,6 +117,117 @@ export function LoadMore({
           Load more
         </button>
       )}
+    </div>
+  );
+}
+
+/** What `PagedTable` reads of `usePagedList`'s answer (TanStack Query's infinite query). */
+export interface PagedListState<T> {
+  data?: { pages: { data: T[] }[] };
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  hasNextPage: boolean;
+  isFetchingNextPage: boolean;
+  refetch: () => unknown;
+  fetchNextPage: () => unknown;
+}
+
+/**
+ * A paged console list in its four states: loading, an error with "Try again", an empty message, or the table
+ * followed by "Load more". `row` renders one item's <tr>; `actions` adds a last column headed for screen readers.
+ */
+export function PagedTable<T>({
+  list,
+  label,
+  loadingLabel,
+  empty,
+  emptyClassName = "mt-6",
+  tableClassName = tableClass,
+  columns,
+  actions = false,
+  row,
+}: {
+  list: PagedListState<T>;
+  label: string;
+  loadingLabel: string;
+  empty: string;
+  emptyClassName?: string;
+  tableClassName?: string;
+  columns: string[];
+  actions?: boolean;
+  row: (item: T) => ReactNode;
+}) {
+  if (list.isPending) return <Loading label={loadingLabel} />;
+  if (list.isError) return <ErrorNotice message={adminErrorMessage(list.error)} onRetry={() => void list.refetch()} />;
+  const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
+  if (rows.length === 0) return <p className={`${emptyClassName} text-sm text-fg-muted`}>{empty}</p>;
+  return (
+    <>
+      <TableFrame label={label}>
+        <table className={tableClassName} aria-label={label}>
+          <thead>
+            <tr>
+              {columns.map((column) => (
+                <th key={column} className={thClass}>
+                  {column}
+                </th>
+              ))}
+              {actions && (
+                <th className={thClass}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>{rows.map(row)}</tbody>
+        </table>
+      </TableFrame>
+      <LoadMore
+        shown={rows.length}
+        hasMore={list.hasNextPage}
+        loading={list.isFetchingNextPage}
+        onLoad={() => void list.fetchNextPage()}
+      />
+    </>
+  );
+}
+
+/** A date input for a filter form ("From", "To"): the value is yyyy-mm-dd, or "" for none. */
+export function DateField({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field label={label}>
+      {(id) => (
+        <input
+          id={id}
+          type="date"
+          className={inputClass}
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** "Apply filters" (the form's submit) and "Clear", at the end of a filter form's grid. */
+export function FilterActions({ className, onClear }: { className: string; onClear: () => void }) {
+  return (
+    <div className={`flex items-end gap-2 ${className}`}>
+      <button type="submit" className={buttonClass("primary", "sm")}>
+        Apply filters
+      </button>
+      <button type="button" className={buttonClass("ghost", "sm")} onClick={onClear}>
+        Clear
+      </button>
     </div>
   );
 }

@@ -26,12 +26,9 @@ import {
   formatDateTime,
   inputClass,
   Loading,
-  LoadMore,
+  PagedTable,
   SectionHeader,
-  TableFrame,
-  tableClass,
   tdClass,
-  thClass,
 } from "./ui";
 
 export function WebhooksSection() {
@@ -408,7 +405,6 @@ function DeliveryLog({
   onError: (message: string | null) => void;
 }) {
   const list = usePagedList<WebhookDelivery>(["admin", "deliveries", endpointId], deliveriesPath(endpointId), {});
-  const rows = list.data?.pages.flatMap((page) => page.data) ?? [];
   const [resending, setResending] = useState<string | null>(null);
 
   async function resend(delivery: WebhookDelivery) {
@@ -438,69 +434,44 @@ function DeliveryLog({
           Refresh
         </button>
       </div>
-      {list.isPending ? (
-        <Loading label="Loading deliveries…" />
-      ) : list.isError ? (
-        <ErrorNotice message={adminErrorMessage(list.error)} onRetry={() => void list.refetch()} />
-      ) : rows.length === 0 ? (
-        <p className="mt-2 text-sm text-fg-muted">No deliveries yet. Events are sent within a few seconds.</p>
-      ) : (
-        <>
-          <TableFrame label="Deliveries">
-            <table className={tableClass} aria-label="Deliveries">
-              <thead>
-                <tr>
-                  <th className={thClass}>When</th>
-                  <th className={thClass}>Event</th>
-                  <th className={thClass}>Attempt</th>
-                  <th className={thClass}>Response</th>
-                  <th className={thClass}>Time</th>
-                  <th className={thClass}>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => {
-                  const ok = row.status_code !== null && row.status_code >= 200 && row.status_code < 300;
-                  return (
-                    <tr key={row.id}>
-                      <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.created_at)}</td>
-                      <td className={`${tdClass} font-mono text-xs`}>{row.event_type}</td>
-                      <td className={tdClass}>{row.attempt}</td>
-                      <td className={tdClass}>
-                        <span
-                          className={`font-mono font-semibold ${ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}
-                        >
-                          {row.status_code ?? "—"}
-                        </span>
-                        {row.error && <span className="block text-xs text-fg-muted">{row.error}</span>}
-                      </td>
-                      <td className={tdClass}>{row.duration_ms} ms</td>
-                      <td className={tdClass}>
-                        <button
-                          type="button"
-                          className={buttonClass("secondary", "sm")}
-                          disabled={resending !== null}
-                          onClick={() => void resend(row)}
-                        >
-                          Resend
-                        </button>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableFrame>
-          <LoadMore
-            shown={rows.length}
-            hasMore={list.hasNextPage}
-            loading={list.isFetchingNextPage}
-            onLoad={() => void list.fetchNextPage()}
-          />
-        </>
-      )}
+      <PagedTable
+        list={list}
+        label="Deliveries"
+        loadingLabel="Loading deliveries…"
+        empty="No deliveries yet. Events are sent within a few seconds."
+        emptyClassName="mt-2"
+        columns={["When", "Event", "Attempt", "Response", "Time"]}
+        actions
+        row={(row) => {
+          const ok = row.status_code !== null && row.status_code >= 200 && row.status_code < 300;
+          return (
+            <tr key={row.id}>
+              <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(row.created_at)}</td>
+              <td className={`${tdClass} font-mono text-xs`}>{row.event_type}</td>
+              <td className={tdClass}>{row.attempt}</td>
+              <td className={tdClass}>
+                <span
+                  className={`font-mono font-semibold ${ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}
+                >
+                  {row.status_code ?? "—"}
+                </span>
+                {row.error && <span className="block text-xs text-fg-muted">{row.error}</span>}
+              </td>
+              <td className={tdClass}>{row.duration_ms} ms</td>
+              <td className={tdClass}>
+                <button
+                  type="button"
+                  className={buttonClass("secondary", "sm")}
+                  disabled={resending !== null}
+                  onClick={() => void resend(row)}
+                >
+                  Resend
+                </button>
+              </td>
+            </tr>
+          );
+        }}
+      />
     </div>
   );
 }
