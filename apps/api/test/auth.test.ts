@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browseDevSignIn, devSignIn } from "./helpers/dev-sign-in";
+import { bearer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -11,8 +12,6 @@ beforeAll(async () => {
   ({ app, close } = await createTestApp());
 });
 afterAll(async () => close());
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
   const result = (await app.database.db.execute(query)) as unknown as { rows: T[] };

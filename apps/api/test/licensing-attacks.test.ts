@@ -12,6 +12,7 @@ import { advisoryLockId, runExclusively } from "../src/jobs/scheduler";
 import { AttemptRecorder } from "../src/modules/licenses/attempt-recorder";
 import { setLicenseStatus } from "../src/modules/licenses/queries";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp, onPostgres } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -21,19 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const licensed = () => licensedCustomer(app, "attack");
 let people = 0;
-async function licensed() {
-  people += 1;
-  const { token } = await devSignIn(app, { email: `attack${people}@example.com`, name: `Attack ${people}` });
-  const created = await app.inject({
-    method: "POST",
-    url: "/api/customer/licenses",
-    headers: bearer(token),
-    payload: { tier: "free" },
-  });
-  return { token, key: created.json().data.license.license_key as string };
-}
 const validate = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   app.inject({ method: "POST", url: "/api/license/validate", payload: body, headers });
 async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {

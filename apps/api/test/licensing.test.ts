@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { importJWK, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { bearer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -13,7 +14,6 @@ beforeAll(async () => {
 });
 afterAll(async () => close());
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 let people = 0;
 async function customer() {
   people += 1;

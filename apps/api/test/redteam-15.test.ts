@@ -12,7 +12,7 @@ import type { FastifyInstance } from "fastify";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLicenseStatus } from "../src/modules/licenses/queries";
-import { devSignIn } from "./helpers/dev-sign-in";
+import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -22,19 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-let people = 0;
-async function licensed() {
-  people += 1;
-  const { token } = await devSignIn(app, { email: `redteam15-${people}@example.com`, name: `Red ${people}` });
-  const created = await app.inject({
-    method: "POST",
-    url: "/api/customer/licenses",
-    headers: bearer(token),
-    payload: { tier: "free" },
-  });
-  return { token, key: created.json().data.license.license_key as string };
-}
+const licensed = () => licensedCustomer(app, "redteam15-");
 const post = (url: string, payload: unknown) =>
   app.inject({ method: "POST", url, payload: payload as Record<string, unknown> });
 const validate = (key: string, machine: string) =>

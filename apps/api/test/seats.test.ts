@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { cullingJob } from "../src/jobs/culling";
 import { retentionJob } from "../src/jobs/retention";
 import { runExclusively } from "../src/jobs/scheduler";
-import { devSignIn } from "./helpers/dev-sign-in";
+import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -23,19 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-let people = 0;
-async function licensed() {
-  people += 1;
-  const { token } = await devSignIn(app, { email: `seats${people}@example.com`, name: `Seats ${people}` });
-  const created = await app.inject({
-    method: "POST",
-    url: "/api/customer/licenses",
-    headers: bearer(token),
-    payload: { tier: "free" },
-  });
-  return { token, key: created.json().data.license.license_key as string };
-}
+const licensed = () => licensedCustomer(app, "seats");
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method: "POST", url, payload: payload as Record<string, unknown>, headers });
 const validate = (key: string, machine: string, extra: Record<string, unknown> = {}) =>

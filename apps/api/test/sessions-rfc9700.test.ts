@@ -18,6 +18,7 @@ import { sql } from "drizzle-orm";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { bearer } from "./helpers/licensed-customer";
 import { apiOperations, operationUrl } from "./helpers/openapi";
 import { createTestApp } from "./helpers/test-app";
 
@@ -35,7 +36,6 @@ beforeAll(async () => {
 afterAll(async () => close());
 
 const sha256Hex = (value: string) => createHash("sha256").update(value).digest("hex");
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
   return ((await app.database.db.execute(query)) as unknown as { rows: T[] }).rows;

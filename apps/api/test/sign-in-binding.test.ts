@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retentionJob } from "../src/jobs/retention";
 import { sha256Hex } from "../src/lib/tokens";
 import { browseDevSignIn, devSignIn } from "./helpers/dev-sign-in";
+import { bearer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -18,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const OTHER_BROWSER = `flotilla_signin=${"o".repeat(43)}`;
 
 function callback(payload: Record<string, unknown>, cookie?: string) {
