@@ -7,6 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, expect, type Page, test, waitingForHydration } from "./fixtures";
+import { createFreeLicense } from "./portal";
 
 /** Keep in step with ADMIN_EMAILS in playwright.config.ts. */
 const E2E_ADMIN_EMAIL = "ops-admin@e2e.flotilla.test";
@@ -61,12 +62,7 @@ test("an admin finds a customer and suspends their license; the customer's dashb
   await customer.goto("/login");
   await completeSignIn(customer, customerEmail, "Customer To Suspend");
   await expect(customer).toHaveURL(/\/dashboard$/);
-  await customer.getByRole("button", { name: "Create Free License" }).first().click();
-  await customer
-    .getByRole("dialog", { name: "Create Your License" })
-    .getByRole("button", { name: "Create Free License" })
-    .click();
-  const licenseKey = (await customer.getByText(/^FLOT(-[0-9A-Z]{5}){5}$/).textContent())!.trim();
+  const { licenseKey } = await createFreeLicense(customer);
   const validate = async () =>
     (
       await (

@@ -1,45 +1,11 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { expect, type Page, test, waitingForHydration } from "./fixtures";
+import { expect, test, waitingForHydration } from "./fixtures";
+import { createFreeLicense, desktopCli, signInToDashboard } from "./portal";
 
-const CLI = new URL("../../packages/license-client/bin/flotilla-license.mjs", import.meta.url).pathname;
-
-/** Each played machine keeps its own state file, as separate computers would. */
-const stateFiles = new Map<string, string>();
-
-/** Plays the desktop app on one machine: `flotilla-license <command>` as that machine (a development build). */
-function cli(server: string, machineId: string, args: string[]): { code: number; out: string } {
-  let state = stateFiles.get(machineId);
-  if (!state) {
-    state = join(mkdtempSync(join(tmpdir(), "flotilla-cli-")), "license.json");
-    stateFiles.set(machineId, state);
-  }
-  try {
-    const out = execFileSync(
-      process.execPath,
-      [CLI, "--server", server, "--state", state, ...args, "--machine-id", machineId],
-      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
-    );
-    return { code: 0, out };
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string };
-    return { code: failed.status, out: `${failed.stdout}${failed.stderr}` };
-  }
-}
+/** Plays the desktop app; each machine keeps its own state file, as separate computers would. */
+const cli = desktopCli({ rememberMachines: true });
 
 function activateWithCli(server: string, licenseKey: string, machineId: string): string {
   return cli(server, machineId, ["activate", licenseKey]).out;
-}
-
-async function signIn(page: Page, email: string, name: string) {
-  await page.goto("/login");
-  await page.getByRole("button", { name: "Continue with Google" }).click();
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Name").fill(name);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
 }
 
 test("portal: create a license, activate two machines with the CLI, analytics, remove a device", async ({
@@ -47,7 +13,7 @@ test("portal: create a license, activate two machines with the CLI, analytics, r
   request,
   baseURL,
 }) => {
-  await signIn(page, `portal-${Date.now()}@example.com`, "Grace Hopper");
+  await signInToDashboard(page, `portal-${Date.now()}@example.com`, "Grace Hopper");
   await expect(page.getByRole("heading", { name: "Customer Dashboard" })).toBeVisible();
   await expect(page.getByText("No licenses yet")).toBeVisible();
   await expect(page.getByText("Get started by purchasing your first license")).toBeVisible();
@@ -143,18 +109,13 @@ test("portal: create a license, activate two machines with the CLI, analytics, r
 });
 
 test("another customer cannot see or change someone else's license", async ({ page, request }) => {
-  await signIn(page, `owner-${Date.now()}@example.com`, "Owner");
-  await page.getByRole("button", { name: "Create Free License" }).first().click();
-  await page
-    .getByRole("dialog", { name: "Create Your License" })
-    .getByRole("button", { name: "Create Free License" })
-    .click();
-  const licenseKey = (await page.getByText(/^FLOT(-[0-9A-Z]{5}){5}$/).textContent())!.trim();
+  await signInToDashboard(page, `owner-${Date.now()}@example.com`, "Owner");
+  const { licenseKey } = await createFreeLicense(page);
   await request.post("/api/license/validate", { data: { license_key: licenseKey, machine_id: "desktop-owner" } });
 
   const intruder = await page.context().browser()!.newContext();
   const other = waitingForHydration(await intruder.newPage());
-  await signIn(other, `intruder-${Date.now()}@example.com`, "Intruder");
+  await signInToDashboard(other, `intruder-${Date.now()}@example.com`, "Intruder");
   const token = await other.evaluate(() => localStorage.getItem("auth_token"));
   for (const [method, url] of [
     ["GET", `/api/license/machines/${licenseKey}`],

@@ -1,46 +1,16 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect, test } from "./fixtures";
+import { createFreeLicense, desktopCli, signInToDashboard } from "./portal";
 
-const CLI = new URL("../../packages/license-client/bin/flotilla-license.mjs", import.meta.url).pathname;
-
-/** Plays the desktop app on one machine (its own state file), as dashboard.spec.ts does. */
-function cli(server: string, machineId: string, args: string[]): { code: number; out: string } {
-  const state = join(mkdtempSync(join(tmpdir(), "flotilla-cli-")), "license.json");
-  try {
-    const out = execFileSync(
-      process.execPath,
-      [CLI, "--server", server, "--state", state, ...args, "--machine-id", machineId],
-      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
-    );
-    return { code: 0, out };
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string };
-    return { code: failed.status, out: `${failed.stdout}${failed.stderr}` };
-  }
-}
+/** Plays the desktop app on one machine, a fresh state file each run. */
+const cli = desktopCli({ rememberMachines: false });
 
 test("portal: a full license names the refused device, frees a slot, and rotates its key", async ({
   page,
   baseURL,
 }) => {
   test.setTimeout(90_000); // eight CLI runs, each a Node start
-  await page.goto("/login");
-  await page.getByRole("button", { name: "Continue with Google" }).click();
-  await page.getByLabel("Email").fill(`seats-${Date.now()}@example.com`);
-  await page.getByLabel("Name").fill("Ada Lovelace");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
-  await page.getByRole("button", { name: "Create Free License" }).first().click();
-  await page
-    .getByRole("dialog", { name: "Create Your License" })
-    .getByRole("button", { name: "Create Free License" })
-    .click();
-  const keyText = page.getByTestId("license-key");
-  await expect(keyText).toHaveText(/^FLOT(-[0-9A-Z]{5}){5}$/);
-  const licenseKey = (await keyText.textContent())!.trim();
+  await signInToDashboard(page, `seats-${Date.now()}@example.com`, "Ada Lovelace");
+  const { licenseKey } = await createFreeLicense(page);
 
   // Three machines fill the free tier; a fourth is refused.
   for (const machine of ["desktop-ada-1", "desktop-ada-2", "desktop-ada-3"]) {
