@@ -99,11 +99,7 @@ export async function bindMachine(
   onBound?: (tx: Database, isPrimary: boolean) => Promise<unknown>,
 ): Promise<BindOutcome> {
   return db.transaction(async (tx) => {
-    const [locked] = await tx
-      .select({ maxMachines: licenses.maxMachines })
-      .from(licenses)
-      .where(eq(licenses.id, licenseId))
-      .for("update");
+    const locked = await lockLicense(tx as unknown as Database, licenseId);
     if (!locked) return { bound: false, reason: "full" };
     const existing = await tx
       .select({
@@ -166,9 +162,21 @@ export async function bindMachine(
 }
 
 /**
- * A license file issued to a machine: its slot is held until the file expires (culling skips it). False when the
- * machine holds no slot (removed, deactivated or culled since the caller's cached read) or the license is no longer
- * in force: no file may then be issued.
+ * Every change to who holds a slot of a license — bind, revive, lease, remove, deactivate, restore, rotate, refusal
+ * notices, admin changes — decides inside one transaction that first locks the license row, so two of them never
+ * decide from the same state (decision 0036). The culling job changes many licenses in one statement and relies on
+ * conditional writes instead (cullSilentMachines). Returns the locked row, or null when the license is gone.
+ */
+export async function lockLicense(tx: Database, licenseId: string): Promise<LicenseRow | null> {
+  const [row] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("update");
+  return row ?? null;
+}
+
+/**
+ * A license file issued to a machine: its slot is held until the file expires (culling skips it). Decided under the
+ * license lock, so a removal or deactivation deciding at the same moment sees the lease or runs first: false when
+ * the machine holds no slot (removed, deactivated or culled since the caller's cached read) or the license is no
+ * longer in force, and no file may then be issued.
  */
 export async function extendLease(
   db: Database,
@@ -177,23 +185,24 @@ export async function extendLease(
   until: Date,
   now: Date,
 ): Promise<boolean> {
-  const rows = await db
-    .update(machines)
-    .set({
-      leaseUntil: sql`greatest(coalesce(${machines.leaseUntil}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)`,
-    })
-    .where(
-      and(
-        eq(machines.licenseId, licenseId),
-        eq(machines.machineId, machineId),
-        eq(machines.status, "active"),
-        sql`exists (select 1 from licenses l where l.id = ${licenseId}::uuid and l.status = 'active'
-          and (l.expires_at is null or l.expires_at > ${now.toISOString()}::timestamptz))`,
-      ),
-    )
-    .returning({ id: machines.id });
-  return rows.length === 1;
+  return db.transaction(async (trx) => {
+    const tx = trx as unknown as Database;
+    const license = await lockLicense(tx, licenseId);
+    if (license?.status !== "active" || (license.expiresAt && license.expiresAt <= now)) return false;
+    const rows = await tx
+      .update(machines)
+      .set({
+        leaseUntil: sql`greatest(coalesce(${machines.leaseUntil}, ${until.toISOString()}::timestamptz), ${until.toISOString()}::timestamptz)`,
+      })
+      .where(and(eq(machines.licenseId, licenseId), eq(machines.machineId, machineId), eq(machines.status, "active")))
+      .returning({ id: machines.id });
+    return rows.length === 1;
+  });
 }
+
+/** A machine's slot is free to give back only when no license file issued to it still works (re-checked in the write). */
+const noWorkingFile = (now: Date) =>
+  sql`(${machines.leaseUntil} is null or ${machines.leaseUntil} <= ${now.toISOString()}::timestamptz)`;
 
 /** A device refused because the license was full: the owner sees the latest few on the dashboard. */
 export async function recordRefusal(
@@ -211,7 +220,7 @@ export async function recordRefusal(
     const tx = trx as unknown as Database;
     // Refusals of one license run one at a time, under the lock binds take first: concurrent upserts and prunes
     // of the same rows would otherwise deadlock, and "was a notice showing?" must not race.
-    await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
+    await lockLicense(tx, licenseId);
     const [showing] = await tx
       .select({ n: count() })
       .from(activationRefusals)
@@ -277,7 +286,7 @@ export async function deactivateMachine(
   onDeactivated?: (tx: Database, machine: MachineRow) => Promise<unknown>,
 ): Promise<{ outcome: DeactivateOutcome; left: number; leaseUntil?: Date; retryAfterSeconds?: number }> {
   return db.transaction(async (tx) => {
-    await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
+    await lockLicense(tx as unknown as Database, licenseId);
     const [target] = await tx
       .select()
       .from(machines)
@@ -309,7 +318,11 @@ export async function deactivateMachine(
       const freesAt = (oldest?.at.getTime() ?? now.getTime()) + DAY_MS;
       return { outcome: "limit", left, retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) };
     }
-    await tx.delete(machines).where(eq(machines.id, target.id));
+    const deleted = await tx
+      .delete(machines)
+      .where(and(eq(machines.id, target.id), noWorkingFile(now)))
+      .returning({ id: machines.id });
+    if (deleted.length === 0) return { outcome: "leased", left, leaseUntil: target.leaseUntil ?? now };
     await tx.insert(machineEvents).values({ licenseId, machineId, kind: "deactivated", at: now });
     if (target.isPrimary) await promoteOldest(tx as unknown as Database, licenseId);
     await onDeactivated?.(tx as unknown as Database, target);
@@ -397,7 +410,7 @@ export async function rotateLicenseKey(
   onRotated?: (tx: Database, rotated: { license: LicenseRow; validUntil: Date }) => Promise<unknown>,
 ): Promise<{ license: LicenseRow; previousKey: string; validUntil: Date } | null> {
   return db.transaction(async (tx) => {
-    const [current] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("update");
+    const current = await lockLicense(tx as unknown as Database, licenseId);
     if (!current) return null;
     const validUntil = new Date(now.getTime() + SEAT_RULES.keyRotationGraceSeconds * 1000);
     await tx.insert(licenseKeyAliases).values({ licenseKey: current.licenseKey, licenseId, validUntil });
@@ -479,7 +492,7 @@ export async function removeMachine(
   onRemoved?: (tx: Database, removed: MachineRow) => Promise<unknown>,
 ): Promise<{ outcome: RemoveOutcome; leaseUntil?: Date }> {
   return db.transaction(async (tx) => {
-    await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.id, licenseId)).for("update");
+    await lockLicense(tx as unknown as Database, licenseId);
     const bound = await tx
       .select()
       .from(machines)
@@ -489,7 +502,11 @@ export async function removeMachine(
     if (!target) return { outcome: "not-found" };
     if (bound.length <= 1) return { outcome: "last-machine" };
     if (target.leaseUntil && target.leaseUntil > now) return { outcome: "leased", leaseUntil: target.leaseUntil };
-    await tx.delete(machines).where(eq(machines.id, target.id));
+    const deleted = await tx
+      .delete(machines)
+      .where(and(eq(machines.id, target.id), noWorkingFile(now)))
+      .returning({ id: machines.id });
+    if (deleted.length === 0) return { outcome: "leased", leaseUntil: target.leaseUntil ?? now };
     await tx
       .insert(machineRemovals)
       .values({
@@ -512,9 +529,13 @@ export async function removeMachine(
   });
 }
 
-/** The owner lets a removed machine bind again (on its next validation, while a slot is free). */
-export async function restoreMachine(db: Database, licenseId: string, machineId: string): Promise<boolean> {
-  const rows = await db
+/**
+ * The owner lets a removed machine bind again (on its next validation, while a slot is free). Runs in the caller's
+ * transaction, under the license lock like every change to who may hold a slot.
+ */
+export async function restoreMachine(tx: Database, licenseId: string, machineId: string): Promise<boolean> {
+  await lockLicense(tx, licenseId);
+  const rows = await tx
     .delete(machineRemovals)
     .where(and(eq(machineRemovals.licenseId, licenseId), eq(machineRemovals.machineId, machineId)))
     .returning({ id: machineRemovals.id });
