@@ -97,6 +97,9 @@ const MATRIX: Record<string, Entry> = {
   "GET /api/license/machines/{licenseKey}/analytics": { kind: "foreign", query: { days: "30" } },
   "DELETE /api/license/machines/{licenseKey}/{machineId}": { kind: "foreign" },
   "POST /api/license/machines/{licenseKey}/{machineId}/restore": { kind: "foreign" },
+  "POST /api/license/machines/{licenseKey}/{machineId}/revoke": { kind: "foreign" },
+  // B turning files on for A's license would let B's copy of a leaked key check files out.
+  "PUT /api/customer/licenses/{licenseKey}/offline-files": { kind: "foreign", body: { allowed: true } },
   // B rotating A's key would hand B a working key to A's license: refused like every foreign call.
   "POST /api/customer/licenses/{licenseKey}/rotate": { kind: "foreign" },
   "DELETE /api/customer/licenses/{licenseKey}/refusals": { kind: "foreign" },
@@ -117,6 +120,7 @@ const MATRIX: Record<string, Entry> = {
       "GET /api/admin/customers/{customerId}",
       "POST /api/admin/customers/{customerId}/sign-out-everywhere",
       "POST /api/admin/licenses/{licenseKey}/actions",
+      "POST /api/admin/licenses/{licenseKey}/machines/{machineId}/revoke",
       "GET /api/admin/audit",
       "GET /api/admin/webhooks",
       "POST /api/admin/webhooks",
@@ -133,11 +137,13 @@ const MATRIX: Record<string, Entry> = {
         kind: "admin" as const,
         body: key.endsWith("/actions")
           ? { action: "suspend", reason: "attacker" }
-          : key === "POST /api/admin/webhooks"
-            ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
-            : key.startsWith("PATCH")
-              ? { enabled: false }
-              : undefined,
+          : key.endsWith("/revoke")
+            ? { reason: "attacker" }
+            : key === "POST /api/admin/webhooks"
+              ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
+              : key.startsWith("PATCH")
+                ? { enabled: false }
+                : undefined,
       },
     ]),
   ),

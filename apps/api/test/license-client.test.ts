@@ -14,6 +14,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { allowOfflineFiles } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -37,6 +38,7 @@ beforeAll(async () => {
     payload: { tier: "free" },
   });
   licenseKey = created.json().data.license.license_key;
+  await allowOfflineFiles(app, token, licenseKey, true);
   pinned = [trustedKey((await app.inject("/api/license/public-key")).json().data.jwk.x)];
 });
 afterAll(async () => close());
@@ -108,7 +110,9 @@ describe("seats, files and signed answers through the SDK", () => {
       headers,
       payload: { tier: "free" },
     });
-    return { key: created.json().data.license.license_key as string, headers };
+    const key = created.json().data.license.license_key as string;
+    await allowOfflineFiles(app, token, key, true);
+    return { key, headers };
   }
   const managerFor = (machineId: string, store = new MemoryStateStore(), now?: () => Date) =>
     new LicenseManager({
@@ -332,6 +336,7 @@ describe("flotilla-license CLI against the service: files both ways, heartbeat, 
         payload: { tier: "free" },
       })
     ).json().data.license.license_key as string;
+    await allowOfflineFiles(app, token, key, true);
     const run = async (argv: string[], machine: string, state: string) => {
       let stdout = "";
       let stderr = "";

@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const licensed = () => licensedCustomer(app, "redteam15-");
+const licensed = () => licensedCustomer(app, "redteam15-", { offlineFiles: true });
 const post = (url: string, payload: unknown) =>
   app.inject({ method: "POST", url, payload: payload as Record<string, unknown> });
 const validate = (key: string, machine: string) =>

@@ -62,7 +62,7 @@ describe(`a license file and a freed slot never race (${ROUNDS} rounds${onPostgr
     let removed = 0;
     let issued = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const { token, key } = await licensedCustomer(app, `race-remove-${round}-`);
+      const { token, key } = await licensedCustomer(app, `race-remove-${round}-`, { offlineFiles: true });
       await post("/api/license/validate", { license_key: key, machine_id: "keeper" });
       await post("/api/license/validate", { license_key: key, machine_id: "target" });
       const [removal, ...checkouts] = await Promise.all([
@@ -88,7 +88,7 @@ describe(`a license file and a freed slot never race (${ROUNDS} rounds${onPostgr
     let deactivated = 0;
     let issued = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const { key } = await licensedCustomer(app, `race-deactivate-${round}-`);
+      const { key } = await licensedCustomer(app, `race-deactivate-${round}-`, { offlineFiles: true });
       await post("/api/license/validate", { license_key: key, machine_id: "keeper" });
       await post("/api/license/validate", { license_key: key, machine_id: "target" });
       const [deactivation, ...checkouts] = await Promise.all([

@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const licensed = () => licensedCustomer(app, "seats");
+const licensed = () => licensedCustomer(app, "seats", { offlineFiles: true });
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method: "POST", url, payload: payload as Record<string, unknown>, headers });
 const validate = (key: string, machine: string, extra: Record<string, unknown> = {}) =>

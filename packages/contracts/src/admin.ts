@@ -14,6 +14,10 @@ export const ADMIN_ERRORS = {
   licenseNotFound: "No license with this key.",
   endpointNotFound: "No webhook endpoint with this id.",
   deliveryNotFound: "No delivery with this id for this endpoint.",
+  machineNotFound: "No machine with this id on this license.",
+  changeNeedsSomething: "Give a tier, a device limit, license files on or off, or any of them.",
+  limitBelowSlotsInUse: (inUse: number) =>
+    `${inUse} ${inUse === 1 ? "device holds a slot" : "devices hold slots"} on this license: choose at least ${inUse}, or revoke devices first.`,
 } as const;
 
 const optionalText = z.string().trim().max(200).optional();
@@ -97,6 +101,7 @@ export const AdminLicenseSchema = z.object({
   expires_at: z.string().nullable(),
   last_seen: z.string().nullable(),
   created_at: z.string(),
+  offline_files_allowed: z.boolean(),
 });
 export const CustomerDetailSchema = z.object({
   success: z.literal(true),
@@ -114,6 +119,9 @@ export const CustomerDetailSchema = z.object({
             is_primary: z.boolean(),
             bound_at: z.string(),
             last_seen: z.string().nullable(),
+            status: z.enum(["active", "inactive"]),
+            /** Until when a license file issued to it works offline; null without one. */
+            license_file_until: z.string().nullable(),
           }),
         ),
       }),
@@ -146,9 +154,20 @@ export const LicenseActionSchema = z.discriminatedUnion("action", [
     reason,
     tier: z.enum(TIER_IDS as [string, ...string[]]).optional(),
     max_machines: z.number().int().min(1).max(1000).optional(),
+    /** The owner's consent to license files, set on their behalf (support). */
+    offline_files: z.boolean().optional(),
   }),
 ]);
 export type LicenseAction = z.infer<typeof LicenseActionSchema>;
+
+/** An admin revokes a machine (even the last, even with a working license file): reason required. */
+export const RevokeMachineSchema = z.strictObject({ reason });
+export const RevokeMachineResponseSchema = z.object({
+  success: z.literal(true),
+  /** The revoked machine's license file may keep working offline until then; null without one. */
+  license_file_valid_until: z.string().nullable(),
+  visible_within_seconds: z.number(),
+});
 export const LicenseActionResponseSchema = z.object({
   success: z.literal(true),
   data: AdminLicenseSchema,

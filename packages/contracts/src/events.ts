@@ -26,6 +26,20 @@ export const EVENT_TYPES = {
   },
   "machine.bound": { webhook: true, description: "A machine was activated on a license." },
   "machine.removed": { webhook: true, description: "The owner removed a machine from their license." },
+  "machine.revoked": {
+    webhook: true,
+    description:
+      "A machine was revoked: its slot freed and its id barred, though its license file may still run offline.",
+  },
+  "machine.revived": { webhook: true, description: "A machine that had lost its slot by silence got it back." },
+  "machine.license_file_issued": {
+    webhook: true,
+    description: "A license file was issued to a machine: its slot is held until the file expires.",
+  },
+  "license.offline_files_changed": {
+    webhook: true,
+    description: "The owner turned license files for offline machines on or off.",
+  },
   "machine.restored": { webhook: true, description: "The owner allowed a removed machine back." },
   "machine.deactivated": { webhook: true, description: "The desktop app released its machine's slot." },
   "machine.culled": { webhook: true, description: "A machine unseen for too long was released." },

@@ -190,8 +190,17 @@ export const LicenseSchema = z.object({
   refused_activations: z.array(RefusedActivationSchema),
   /** After a key rotation, until when the previous key still works; null otherwise. */
   previous_key_valid_until: z.string().nullable(),
+  /** The owner's consent to license files for offline machines (off by default; decision 0036). */
+  offline_files_allowed: z.boolean(),
 });
 export type License = z.infer<typeof LicenseSchema>;
+
+export const OfflineFilesRequestSchema = z.strictObject({ allowed: z.boolean() });
+export const OfflineFilesResponseSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  data: z.object({ offline_files_allowed: z.boolean() }),
+});
 
 export const RotateKeyResponseSchema = z.object({
   success: z.literal(true),
@@ -231,6 +240,8 @@ export const MachineSchema = z.object({
   status: z.enum(MACHINE_STATUSES),
   /** When it lost its slot (inactive only). */
   inactive_since: z.string().nullable(),
+  /** Until when a license file issued to it works offline (its slot is held till then); null without one. */
+  license_file_until: z.string().nullable(),
 });
 export type Machine = z.infer<typeof MachineSchema>;
 
@@ -240,6 +251,8 @@ export const RemovedMachineSchema = z.object({
   display_id: z.string(),
   machine_name: z.string().nullable(),
   removed_at: z.string(),
+  /** Revoked while a license file still worked: the file may keep running offline until then; null otherwise. */
+  license_file_until: z.string().nullable(),
 });
 export type RemovedMachine = z.infer<typeof RemovedMachineSchema>;
 
@@ -295,7 +308,9 @@ export const LICENSE_ERRORS = {
   deactivationLimit: "This license has reached its deactivations for the last 24 hours. Try again later.",
   machineNotActivated: "This machine is not activated for this license.",
   licenseFileActive: (until: Date) =>
-    `This machine holds a license file that works offline until ${until.toISOString()}; its slot stays taken until then (a file cannot be called back: freeing the slot would let another machine run beside it).`,
+    `This machine holds a license file that works offline until ${until.toISOString()}; its slot stays taken until then. To free it now, revoke the device: the file may keep working offline until it expires.`,
+  revocationLimit: (held: number, nextFreeAt: Date) =>
+    `This license already has ${held} revoked ${held === 1 ? "device" : "devices"} whose license files still work offline, one per device slot, which is the most it may have. The next one expires on ${nextFreeAt.toISOString()}.`,
 } as const;
 
 export const LICENSE_MESSAGES = {
@@ -303,4 +318,11 @@ export const LICENSE_MESSAGES = {
     "Device removed. It cannot validate again, even from the app, until you allow it back under Removed devices.",
   machineRestored: "Device allowed again. It is re-activated the next time it validates, while a slot is free.",
   refusalsDismissed: "Dismissed.",
+  machineRevoked: (fileValidUntil: Date | null) =>
+    fileValidUntil
+      ? `Device revoked. Its slot is free now and it cannot validate again until you allow it back; its license file may keep working offline until ${fileValidUntil.toISOString()}.`
+      : "Device revoked. Its slot is free now and it cannot validate again until you allow it back.",
+  offlineFilesAllowed: "License files are on: an activated device can check out a file that works offline.",
+  offlineFilesOff:
+    "License files are off: no new file can be checked out. Files already issued work until they expire.",
 } as const;

@@ -12,6 +12,8 @@ export const MESSAGES = {
   machinePanelLoadFailed: "Unable to load machine data",
   machineRemoveFailed: "Failed to remove machine",
   machineRestoreFailed: "Failed to allow the device again",
+  machineRevokeFailed: "Failed to revoke the device",
+  offlineFilesFailed: "Failed to change the license-file setting",
   licenseRotateFailed: "Failed to rotate the license key",
   refusalsDismissFailed: "Failed to dismiss the notice",
   signOutEverywhereFailed: "Could not sign out everywhere. Please try again.",

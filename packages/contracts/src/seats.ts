@@ -31,6 +31,16 @@ export const SEAT_RULES = {
   signedAnswerMaxAgeSeconds: 5 * MINUTE,
 } as const;
 
+/**
+ * Machines the owner may revoke while their license files still work (each frees a slot at once, but its file may
+ * run offline until it expires): at most one per device slot at a time, so a revocation can hand a leaked key's
+ * seats back to their owner, and the most it can ever add is one offline copy per slot (decision 0036).
+ * Admins are not capped.
+ */
+export function revokedFilesAllowed(maxMachines: number): number {
+  return maxMachines;
+}
+
 /** When a machine of this tier, silent since `lastSignOfLife`, loses its slot. */
 export function inactiveAfterSeconds(heartbeatIntervalSeconds: number): number {
   return heartbeatIntervalSeconds + SEAT_RULES.driftAllowanceSeconds;

@@ -98,6 +98,7 @@ export const LICENSE_CODES = [
   "TOO_MANY_MACHINES",
   "ACTIVATION_LIMIT",
   "NOT_ACTIVATED",
+  "LICENSE_FILES_DISABLED",
 ] as const;
 export type LicenseCode = (typeof LICENSE_CODES)[number];
 
@@ -116,4 +117,6 @@ export const LICENSE_CODE_MESSAGES: Readonly<Record<LicenseCode, string>> = {
   ACTIVATION_LIMIT:
     "Too many new machines were activated on this license in the last 24 hours. Try again later, or contact support.",
   NOT_ACTIVATED: "This machine is not activated for this license. Validate the license first.",
+  LICENSE_FILES_DISABLED:
+    "License files are turned off for this license. Its owner can turn them on in the dashboard, under the license.",
 };

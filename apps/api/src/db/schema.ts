@@ -150,6 +150,8 @@ export const licenses = pgTable(
     features: jsonb("features").$type<TierFeatures>().notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     lastSeen: timestamp("last_seen", { withTimezone: true }),
+    /** The owner's consent to license files (checkout, offline activation): off by default (decision 0036). */
+    offlineFilesAllowed: boolean("offline_files_allowed").notNull().default(false),
     ...timestamps,
   },
   (table) => [
@@ -247,6 +249,27 @@ export const machineRemovals = pgTable(
     removedAt: timestamp("removed_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [uniqueIndex("machine_removals_license_machine_key").on(table.licenseId, table.machineId)],
+);
+
+/**
+ * A machine revoked while a license file issued to it still worked: its slot was freed and its id barred, but the
+ * file may keep running offline until `validUntil` (decision 0036). Kept until the file has expired.
+ */
+export const revokedLicenseFiles = pgTable(
+  "revoked_license_files",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    machineId: text("machine_id").notNull(),
+    displayId: text("display_id").notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }).notNull().defaultNow(),
+    validUntil: timestamp("valid_until", { withTimezone: true }).notNull(),
+    /** "customer" or "admin". */
+    revokedBy: text("revoked_by").notNull(),
+  },
+  (table) => [index("revoked_license_files_license_valid_idx").on(table.licenseId, table.validUntil)],
 );
 
 /**

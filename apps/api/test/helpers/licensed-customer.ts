@@ -6,8 +6,15 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 let customers = 0;
 
-/** Each call signs in a new person (`<prefix><n>@example.com`), so tests never share a license by accident. */
-export async function licensedCustomer(app: FastifyInstance, prefix: string): Promise<{ token: string; key: string }> {
+/**
+ * Each call signs in a new person (`<prefix><n>@example.com`), so tests never share a license by accident.
+ * `offlineFiles: true` also gives the owner's consent to license files (off by default, decision 0036).
+ */
+export async function licensedCustomer(
+  app: FastifyInstance,
+  prefix: string,
+  options: { offlineFiles?: boolean } = {},
+): Promise<{ token: string; key: string }> {
   customers += 1;
   const { token } = await devSignIn(app, {
     email: `${prefix}${customers}@example.com`,
@@ -19,5 +26,18 @@ export async function licensedCustomer(app: FastifyInstance, prefix: string): Pr
     headers: bearer(token),
     payload: { tier: "free" },
   });
-  return { token, key: created.json().data.license.license_key as string };
+  const key = created.json().data.license.license_key as string;
+  if (options.offlineFiles) await allowOfflineFiles(app, token, key, true);
+  return { token, key };
+}
+
+/** The owner turns license files on or off for their license. */
+export async function allowOfflineFiles(app: FastifyInstance, token: string, key: string, allowed: boolean) {
+  const answer = await app.inject({
+    method: "PUT",
+    url: `/api/customer/licenses/${key}/offline-files`,
+    headers: bearer(token),
+    payload: { allowed },
+  });
+  if (answer.statusCode !== 200) throw new Error(`offline-files: ${answer.statusCode} ${answer.body}`);
 }

@@ -92,6 +92,14 @@ export function post<T = unknown>(
   return request<T>(path, { ...options, method: "POST", body });
 }
 
+export function put<T = unknown>(
+  path: string,
+  body?: unknown,
+  options: Omit<RequestOptions, "method" | "body"> = {},
+): Promise<T> {
+  return request<T>(path, { ...options, method: "PUT", body });
+}
+
 export function del<T = unknown>(path: string, options: Omit<RequestOptions, "method" | "body"> = {}): Promise<T> {
   return request<T>(path, { ...options, method: "DELETE" });
 }

@@ -12,6 +12,8 @@ import {
   LicenseActionSchema,
   PageQuerySchema,
   QueuedSchema,
+  RevokeMachineResponseSchema,
+  RevokeMachineSchema,
   SignOutEverywhereSchema,
   SignupCountsQuerySchema,
   SignupCountsSchema,
@@ -253,6 +255,32 @@ export function registerAdminRoutes(
     async (request) => ({
       success: true as const,
       ...(await admin.licenseAction(request.params.licenseKey, request.body, adminActor(request), request.ip)),
+    }),
+  );
+
+  api.post(
+    "/api/admin/licenses/:licenseKey/machines/:machineId/revoke",
+    {
+      schema: {
+        ...common(
+          "Revoke a machine: free its slot and bar it, even while its license file works (reason required)",
+          "Support's remedy for a leaked key. Unlike the owner, an admin may revoke the last machine and any number of machines holding working license files; each revoked file may keep working offline until it expires (`license_file_valid_until`). Recorded in the audit log with the reason.",
+        ),
+        params: LicenseParams.extend({ machineId: z.string().min(1).max(128) }),
+        body: RevokeMachineSchema,
+        response: { 200: RevokeMachineResponseSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await admin.revokeMachine(
+        request.params.licenseKey,
+        request.params.machineId,
+        request.body.reason,
+        adminActor(request),
+        request.ip,
+      )),
     }),
   );
 

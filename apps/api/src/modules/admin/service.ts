@@ -11,13 +11,14 @@ import type {
 } from "@flotilla/contracts/admin";
 import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
 import { tierById } from "@flotilla/contracts/tiers";
-import { type AnyColumn, and, asc, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, count, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
 import { normalizeLicenseKey } from "../licenses/keys";
+import { removeMachine } from "../licenses/queries";
 import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
 
 type SignupFilter = z.output<typeof SignupFilterSchema>;
@@ -79,6 +80,7 @@ function licenseView(row: typeof licenses.$inferSelect) {
     expires_at: iso(row.expiresAt),
     last_seen: iso(row.lastSeen),
     created_at: row.createdAt.toISOString(),
+    offline_files_allowed: row.offlineFilesAllowed,
   };
 }
 
@@ -235,6 +237,8 @@ export class AdminService {
           is_primary: m.isPrimary,
           bound_at: m.boundAt.toISOString(),
           last_seen: iso(m.lastSeen),
+          status: m.status === "inactive" ? ("inactive" as const) : ("active" as const),
+          license_file_until: m.leaseUntil && m.leaseUntil > now ? m.leaseUntil.toISOString() : null,
         })),
       })),
     );
@@ -309,16 +313,36 @@ export class AdminService {
         after = { expires_at: iso(expiresAt) };
       } else {
         const tier = action.tier ? tierById(action.tier) : undefined;
-        if (!action.tier && action.max_machines === undefined) {
-          throw new HttpProblem(400, "Give a tier, a device limit, or both.", "VALIDATION_ERROR");
+        if (!action.tier && action.max_machines === undefined && action.offline_files === undefined) {
+          throw new HttpProblem(400, ADMIN_ERRORS.changeNeedsSomething, "VALIDATION_ERROR");
+        }
+        const maxMachines = action.max_machines ?? tier?.maxMachines;
+        if (maxMachines !== undefined && maxMachines < current.maxMachines) {
+          // Decided under the license lock binds take too: a lower limit never leaves more slots taken than it allows.
+          const [held] = await tx
+            .select({ n: count() })
+            .from(machines)
+            .where(and(eq(machines.licenseId, current.id), eq(machines.status, "active")));
+          if ((held?.n ?? 0) > maxMachines) {
+            throw new HttpProblem(409, ADMIN_ERRORS.limitBelowSlotsInUse(held!.n), "SLOTS_IN_USE");
+          }
         }
         set = {
-          ...(tier ? { tier: tier.tier, features: tier.features, maxMachines: tier.maxMachines } : {}),
-          ...(action.max_machines !== undefined ? { maxMachines: action.max_machines } : {}),
+          ...(tier ? { tier: tier.tier, features: tier.features } : {}),
+          ...(maxMachines !== undefined ? { maxMachines } : {}),
+          ...(action.offline_files !== undefined ? { offlineFilesAllowed: action.offline_files } : {}),
         };
         type = "license.updated";
-        before = { tier: current.tier, max_machines: current.maxMachines };
-        after = { tier: set.tier ?? current.tier, max_machines: set.maxMachines ?? current.maxMachines };
+        before = {
+          tier: current.tier,
+          max_machines: current.maxMachines,
+          offline_files_allowed: current.offlineFilesAllowed,
+        };
+        after = {
+          tier: set.tier ?? current.tier,
+          max_machines: set.maxMachines ?? current.maxMachines,
+          offline_files_allowed: set.offlineFilesAllowed ?? current.offlineFilesAllowed,
+        };
       }
       const [updated] = await tx
         .update(licenses)
@@ -340,6 +364,43 @@ export class AdminService {
     });
     await this.changed(row.licenseKey);
     return { data: licenseView(row), visible_within_seconds: this.visibleWithinSeconds() };
+  }
+
+  /**
+   * Support's remedy for a leaked key (decision 0036): frees a machine's slot even while its license file works (the
+   * file may run offline until it expires), bars the machine, and may take the last one. Recorded with its reason.
+   */
+  async revokeMachine(licenseKey: string, machineId: string, reason: string, actor: Actor, address: string) {
+    const [license] = await this.db
+      .select()
+      .from(licenses)
+      .where(eq(licenses.licenseKey, normalizeLicenseKey(licenseKey)));
+    if (!license) throw new HttpProblem(404, ADMIN_ERRORS.licenseNotFound, "NOT_FOUND");
+    const result = await removeMachine(
+      this.db,
+      license.id,
+      machineId,
+      new Date(),
+      { revokeBy: "admin" },
+      (tx, removed, fileValidUntil) =>
+        recordEvent(tx, {
+          type: "machine.revoked",
+          actor,
+          target: { type: "machine", id: removed.machineId },
+          customerId: license.customerId,
+          licenseId: license.id,
+          before: { display_id: removed.displayId, machine_name: removed.machineName, is_primary: removed.isPrimary },
+          after: { license_file_valid_until: fileValidUntil?.toISOString() ?? null },
+          reason,
+          address,
+        }),
+    );
+    if (result.outcome !== "removed") throw new HttpProblem(404, ADMIN_ERRORS.machineNotFound, "NOT_FOUND");
+    await this.changed(license.licenseKey);
+    return {
+      license_file_valid_until: result.fileValidUntil?.toISOString() ?? null,
+      visible_within_seconds: this.visibleWithinSeconds(),
+    };
   }
 
   async audit(query: z.output<typeof AuditQuerySchema>) {

@@ -47,6 +47,7 @@ function licenseView(
       refused_at: refusal.refusedAt.toISOString(),
     })),
     previous_key_valid_until: extras.previousKeyValidUntil?.toISOString() ?? null,
+    offline_files_allowed: row.offlineFilesAllowed,
   };
 }
 
@@ -134,9 +135,10 @@ export class CustomerLicenses {
   async machines(customer: CustomerRow, licenseKey: string) {
     const license = await this.owned(customer, licenseKey);
     await this.flushCounters();
+    const now = new Date();
     const [rows, removed] = await Promise.all([
       q.machinesOf(this.db, license.id),
-      q.removedMachinesOf(this.db, license.id),
+      q.removedMachinesOf(this.db, license.id, now),
     ]);
     const heartbeat = tierById(license.tier)?.heartbeatIntervalSeconds ?? 0;
     return {
@@ -155,6 +157,7 @@ export class CustomerLicenses {
         last_heartbeat_at: row.lastSeen?.toISOString() ?? null,
         status: row.status === "inactive" ? ("inactive" as const) : ("active" as const),
         inactive_since: row.inactiveSince?.toISOString() ?? null,
+        license_file_until: row.leaseUntil && row.leaseUntil > now ? row.leaseUntil.toISOString() : null,
       })),
       seat_rules: {
         heartbeat_interval_seconds: heartbeat,
@@ -166,6 +169,7 @@ export class CustomerLicenses {
         display_id: row.displayId,
         machine_name: row.machineName,
         removed_at: row.removedAt.toISOString(),
+        license_file_until: row.licenseFileUntil?.toISOString() ?? null,
       })),
     };
   }
@@ -199,26 +203,81 @@ export class CustomerLicenses {
   }
 
   async removeMachine(customer: CustomerRow, licenseKey: string, machineId: string, address: string | null = null) {
+    await this.release(customer, licenseKey, machineId, address, false);
+    return LICENSE_MESSAGES.machineRemoved;
+  }
+
+  /**
+   * The remedy for a leaked key (decision 0036): frees the slot of a machine even while a license file issued to it
+   * still works, and bars the machine; the file may keep running offline until it expires, and the dashboard says so.
+   */
+  async revokeMachine(customer: CustomerRow, licenseKey: string, machineId: string, address: string | null = null) {
+    const fileValidUntil = await this.release(customer, licenseKey, machineId, address, true);
+    return LICENSE_MESSAGES.machineRevoked(fileValidUntil);
+  }
+
+  private async release(
+    customer: CustomerRow,
+    licenseKey: string,
+    machineId: string,
+    address: string | null,
+    revoke: boolean,
+  ): Promise<Date | null> {
     const license = await this.owned(customer, licenseKey);
-    const { outcome, leaseUntil } = await q.removeMachine(this.db, license.id, machineId, new Date(), (tx, removed) =>
+    const result = await q.removeMachine(
+      this.db,
+      license.id,
+      machineId,
+      new Date(),
+      revoke ? { revokeBy: "customer" } : {},
+      (tx, removed, fileValidUntil) =>
+        recordEvent(tx, {
+          type: revoke ? "machine.revoked" : "machine.removed",
+          actor: customerActor(customer),
+          target: { type: "machine", id: removed.machineId },
+          customerId: customer.id,
+          licenseId: license.id,
+          before: { display_id: removed.displayId, machine_name: removed.machineName, is_primary: removed.isPrimary },
+          after: revoke ? { license_file_valid_until: fileValidUntil?.toISOString() ?? null } : null,
+          address,
+        }),
+    );
+    if (result.outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
+    if (result.outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
+    if (result.outcome === "leased") {
+      throw new HttpProblem(409, LICENSE_ERRORS.licenseFileActive(result.leaseUntil!), "LICENSE_FILE_ACTIVE");
+    }
+    if (result.outcome === "revocation-limit") {
+      throw new HttpProblem(
+        409,
+        LICENSE_ERRORS.revocationLimit(result.revokedFilesHeld!, result.nextFreeAt!),
+        "REVOCATION_LIMIT",
+      );
+    }
+    await this.changed(license.licenseKey);
+    return result.fileValidUntil ?? null;
+  }
+
+  /** The owner's consent to license files for this license (off by default). */
+  async setOfflineFiles(customer: CustomerRow, licenseKey: string, allowed: boolean, address: string | null = null) {
+    const license = await this.owned(customer, licenseKey);
+    const changed = await q.setOfflineFilesAllowed(this.db, license.id, allowed, new Date(), (tx) =>
       recordEvent(tx, {
-        type: "machine.removed",
+        type: "license.offline_files_changed",
         actor: customerActor(customer),
-        target: { type: "machine", id: removed.machineId },
+        target: { type: "license", id: license.id },
         customerId: customer.id,
         licenseId: license.id,
-        before: { display_id: removed.displayId, machine_name: removed.machineName, is_primary: removed.isPrimary },
-        after: null,
+        before: { offline_files_allowed: !allowed },
+        after: { offline_files_allowed: allowed },
         address,
       }),
     );
-    if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
-    if (outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
-    if (outcome === "leased") {
-      throw new HttpProblem(409, LICENSE_ERRORS.licenseFileActive(leaseUntil!), "LICENSE_FILE_ACTIVE");
-    }
-    await this.changed(license.licenseKey);
-    return LICENSE_MESSAGES.machineRemoved;
+    if (changed) await this.changed(license.licenseKey);
+    return {
+      message: allowed ? LICENSE_MESSAGES.offlineFilesAllowed : LICENSE_MESSAGES.offlineFilesOff,
+      data: { offline_files_allowed: allowed },
+    };
   }
 
   /**

@@ -139,7 +139,9 @@ export class LicensingService {
     machineId: string,
     input: ValidateRequest,
     now: Date,
-    mode: "validate" | "heartbeat" | "offline",
+    mode: "validate" | "heartbeat",
+    /** Checkout and offline activation: refused before anything binds when the owner has not allowed files. */
+    forFile = false,
   ): Promise<{
     result: ValidateResult;
     knownMachine: boolean;
@@ -169,6 +171,7 @@ export class LicensingService {
     const known = state.machines.has(machineId) || state.inactive.has(machineId) || state.removed.has(machineId);
     const blocked = this.codeFor(state.license, now);
     if (blocked) return failure(blocked, state.license, known);
+    if (forFile && !state.license.offlineFilesAllowed) return failure("LICENSE_FILES_DISABLED", state.license, known);
 
     let isPrimary = state.machines.get(machineId);
     if (isPrimary === undefined) {
@@ -184,20 +187,22 @@ export class LicensingService {
         platform: input.platform,
         appVersion: input.app_version,
       };
-      const outcome = await q.bindMachine(this.db, state.license.id, machine, now, (tx, isPrimary) =>
+      const outcome = await q.bindMachine(this.db, state.license.id, machine, now, (tx, isPrimary, revived) =>
         recordEvent(tx, {
-          type: "machine.bound",
+          type: revived ? "machine.revived" : "machine.bound",
           actor: { type: "service", id: "license-api" },
           target: { type: "machine", id: machineId },
           licenseId: state.license.id,
           customerId: state.license.customerId,
-          before: null,
-          after: {
-            display_id: machine.displayId,
-            machine_name: input.machine_name ?? null,
-            platform: input.platform ?? null,
-            is_primary: isPrimary,
-          },
+          before: revived ? { status: "inactive" } : null,
+          after: revived
+            ? { status: "active" }
+            : {
+                display_id: machine.displayId,
+                machine_name: input.machine_name ?? null,
+                platform: input.platform ?? null,
+                is_primary: isPrimary,
+              },
         }),
       );
       if (outcome.bound) await this.changed(licenseKey);
@@ -311,10 +316,11 @@ export class LicensingService {
     const now = new Date();
     const licenseKey = normalizeLicenseKey(input.license_key);
     const machineId = input.machine_id.trim();
-    const evaluated = await this.evaluate(licenseKey, machineId, input, now, mode);
+    const evaluated = await this.evaluate(licenseKey, machineId, input, now, mode, true);
     const { result } = evaluated;
     this.record(licenseKey, machineId, result.code, evaluated.knownMachine, now);
     if (!result.valid || !result.license || !evaluated.license) return { result, file: null };
+    const license = evaluated.license;
     const ttl = Math.max(
       1,
       Math.min(
@@ -330,15 +336,26 @@ export class LicensingService {
     // The slot is held for as long as the file works offline (never culled, not removable till then). Decided by the
     // database, not the cache: a file is only issued to a machine that holds a slot of a license in force right now.
     const until = new Date(now.getTime() + ttl * 1000);
-    const leased = await q.extendLease(this.db, evaluated.license.id, machineId, until, now);
-    if (!leased) {
+    const leased = await q.extendLease(this.db, license.id, machineId, until, now, (tx) =>
+      recordEvent(tx, {
+        type: "machine.license_file_issued",
+        actor: { type: "service", id: "license-api" },
+        target: { type: "machine", id: machineId },
+        licenseId: license.id,
+        customerId: license.customerId,
+        before: null,
+        after: { valid_until: until.toISOString() },
+      }),
+    );
+    if (leased !== "leased") {
       this.cache.invalidate(licenseKey);
+      const code: LicenseCode = leased === "files-disabled" ? "LICENSE_FILES_DISABLED" : "NOT_ACTIVATED";
       return {
         result: {
           ...result,
           valid: false,
-          code: "NOT_ACTIVATED" as const,
-          message: LICENSE_CODE_MESSAGES.NOT_ACTIVATED,
+          code,
+          message: LICENSE_CODE_MESSAGES[code],
           machine: null,
           token: null,
           heartbeat_interval_seconds: null,

@@ -1,5 +1,5 @@
 /** Every query of the licensing module. */
-import { inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
+import { inactiveAfterSeconds, revokedFilesAllowed, SEAT_RULES } from "@flotilla/contracts/seats";
 import { TIERS, type TierFeatures } from "@flotilla/contracts/tiers";
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
@@ -11,6 +11,7 @@ import {
   machineEvents,
   machineRemovals,
   machines,
+  revokedLicenseFiles,
   usageReports,
   usageRollups,
   validationRollups,
@@ -95,8 +96,8 @@ export async function bindMachine(
   licenseId: string,
   machine: { machineId: string; displayId: string; machineName?: string; platform?: string; appVersion?: string },
   now: Date,
-  /** Runs in the binding's transaction (the audit record). */
-  onBound?: (tx: Database, isPrimary: boolean) => Promise<unknown>,
+  /** Runs in the binding's (or revival's) transaction: the audit record. */
+  onBound?: (tx: Database, isPrimary: boolean, revived: boolean) => Promise<unknown>,
 ): Promise<BindOutcome> {
   return db.transaction(async (tx) => {
     const locked = await lockLicense(tx as unknown as Database, licenseId);
@@ -124,6 +125,7 @@ export async function bindMachine(
       await tx
         .delete(activationRefusals)
         .where(and(eq(activationRefusals.licenseId, licenseId), eq(activationRefusals.machineId, machine.machineId)));
+      await onBound?.(tx as unknown as Database, already.isPrimary, true);
       return { bound: true, isPrimary: already.isPrimary, revived: true };
     }
     // Removal and binding both lock the license row: a removal that committed first is always seen here.
@@ -156,7 +158,7 @@ export async function bindMachine(
     await tx
       .delete(activationRefusals)
       .where(and(eq(activationRefusals.licenseId, licenseId), eq(activationRefusals.machineId, machine.machineId)));
-    await onBound?.(tx as unknown as Database, isPrimary);
+    await onBound?.(tx as unknown as Database, isPrimary, false);
     return { bound: true, isPrimary, revived: false };
   });
 }
@@ -184,11 +186,14 @@ export async function extendLease(
   machineId: string,
   until: Date,
   now: Date,
-): Promise<boolean> {
+  /** Runs in the lease's transaction (the audit record). */
+  onLeased?: (tx: Database) => Promise<unknown>,
+): Promise<"leased" | "refused" | "files-disabled"> {
   return db.transaction(async (trx) => {
     const tx = trx as unknown as Database;
     const license = await lockLicense(tx, licenseId);
-    if (license?.status !== "active" || (license.expiresAt && license.expiresAt <= now)) return false;
+    if (license?.status !== "active" || (license.expiresAt && license.expiresAt <= now)) return "refused";
+    if (!license.offlineFilesAllowed) return "files-disabled";
     const rows = await tx
       .update(machines)
       .set({
@@ -196,7 +201,9 @@ export async function extendLease(
       })
       .where(and(eq(machines.licenseId, licenseId), eq(machines.machineId, machineId), eq(machines.status, "active")))
       .returning({ id: machines.id });
-    return rows.length === 1;
+    if (rows.length !== 1) return "refused";
+    await onLeased?.(tx);
+    return "leased";
   });
 }
 
@@ -475,24 +482,41 @@ export async function machinesOf(db: Database, licenseId: string): Promise<Machi
   return db.select().from(machines).where(eq(machines.licenseId, licenseId)).orderBy(asc(machines.boundAt));
 }
 
-export type RemoveOutcome = "removed" | "not-found" | "last-machine" | "leased";
+export type RemoveOutcome = "removed" | "not-found" | "last-machine" | "leased" | "revocation-limit";
+
+export interface RemoveResult {
+  outcome: RemoveOutcome;
+  /** "leased": until when the machine's license file works. */
+  leaseUntil?: Date;
+  /** "removed" by a revocation of a machine whose file still works: the file may run offline until then. */
+  fileValidUntil?: Date | null;
+  /** "revocation-limit": revoked files still working, and when the first of them expires. */
+  revokedFilesHeld?: number;
+  nextFreeAt?: Date;
+}
 
 /**
- * Removes a machine (never the last one) and remembers the removal, so that the machine does not bind again on
- * its own; when the primary goes, the oldest remaining becomes primary. A machine holding a license file that
- * still works keeps its slot until the file expires (as with deactivation): the file keeps working offline, so
- * freeing its slot would let another machine run beside it — a license file per removal, seats without end.
+ * Removes a machine and remembers the removal, so that the machine does not bind again on its own; when the primary
+ * goes, the oldest remaining becomes primary. The owner never removes the last one.
+ *
+ * A machine holding a license file that still works keeps its slot until the file expires: the file keeps working
+ * offline, so freeing its slot would let another machine run beside it. Only a revocation frees it (decision 0036):
+ * the owner's remedy for a leaked key (at most `revokedFilesAllowed(max_machines)` such files at a time), or an
+ * admin's (any number, the last machine too). The revoked file is recorded with its end, for the dashboard.
  */
 export async function removeMachine(
   db: Database,
   licenseId: string,
   machineId: string,
   now: Date,
+  options: { revokeBy?: "customer" | "admin" } = {},
   /** Runs in the removal's transaction (the audit record). */
-  onRemoved?: (tx: Database, removed: MachineRow) => Promise<unknown>,
-): Promise<{ outcome: RemoveOutcome; leaseUntil?: Date }> {
-  return db.transaction(async (tx) => {
-    await lockLicense(tx as unknown as Database, licenseId);
+  onRemoved?: (tx: Database, removed: MachineRow, fileValidUntil: Date | null) => Promise<unknown>,
+): Promise<RemoveResult> {
+  return db.transaction(async (trx) => {
+    const tx = trx as unknown as Database;
+    const license = await lockLicense(tx, licenseId);
+    if (!license) return { outcome: "not-found" };
     const bound = await tx
       .select()
       .from(machines)
@@ -500,13 +524,30 @@ export async function removeMachine(
       .orderBy(asc(machines.boundAt));
     const target = bound.find((row) => row.machineId === machineId);
     if (!target) return { outcome: "not-found" };
-    if (bound.length <= 1) return { outcome: "last-machine" };
-    if (target.leaseUntil && target.leaseUntil > now) return { outcome: "leased", leaseUntil: target.leaseUntil };
-    const deleted = await tx
-      .delete(machines)
-      .where(and(eq(machines.id, target.id), noWorkingFile(now)))
-      .returning({ id: machines.id });
-    if (deleted.length === 0) return { outcome: "leased", leaseUntil: target.leaseUntil ?? now };
+    if (bound.length <= 1 && options.revokeBy !== "admin") return { outcome: "last-machine" };
+    const fileValidUntil = target.leaseUntil && target.leaseUntil > now ? target.leaseUntil : null;
+    if (fileValidUntil) {
+      if (!options.revokeBy) return { outcome: "leased", leaseUntil: fileValidUntil };
+      if (options.revokeBy === "customer") {
+        const held = await tx
+          .select({ validUntil: revokedLicenseFiles.validUntil })
+          .from(revokedLicenseFiles)
+          .where(and(eq(revokedLicenseFiles.licenseId, licenseId), gt(revokedLicenseFiles.validUntil, now)))
+          .orderBy(asc(revokedLicenseFiles.validUntil));
+        if (held.length >= revokedFilesAllowed(license.maxMachines)) {
+          return { outcome: "revocation-limit", revokedFilesHeld: held.length, nextFreeAt: held[0]!.validUntil };
+        }
+      }
+      await tx.insert(revokedLicenseFiles).values({
+        licenseId,
+        machineId: target.machineId,
+        displayId: target.displayId,
+        revokedAt: now,
+        validUntil: fileValidUntil,
+        revokedBy: options.revokeBy,
+      });
+    }
+    await tx.delete(machines).where(eq(machines.id, target.id));
     await tx
       .insert(machineRemovals)
       .values({
@@ -524,8 +565,27 @@ export async function removeMachine(
       const next = bound.find((row) => row.id !== target.id);
       if (next) await tx.update(machines).set({ isPrimary: true }).where(eq(machines.id, next.id));
     }
-    await onRemoved?.(tx as unknown as Database, target);
-    return { outcome: "removed" };
+    await onRemoved?.(tx, target, fileValidUntil);
+    return { outcome: "removed", fileValidUntil };
+  });
+}
+
+/** Turns license files on or off for a license (the owner's consent); returns the row before, or null. */
+export async function setOfflineFilesAllowed(
+  db: Database,
+  licenseId: string,
+  allowed: boolean,
+  now: Date,
+  /** Runs in the change's transaction when the setting changed (the audit record). */
+  onChanged?: (tx: Database) => Promise<unknown>,
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const tx = trx as unknown as Database;
+    const license = await lockLicense(tx, licenseId);
+    if (!license || license.offlineFilesAllowed === allowed) return false;
+    await tx.update(licenses).set({ offlineFilesAllowed: allowed, updatedAt: now }).where(eq(licenses.id, licenseId));
+    await onChanged?.(tx);
+    return true;
   });
 }
 
@@ -542,12 +602,25 @@ export async function restoreMachine(tx: Database, licenseId: string, machineId:
   return rows.length === 1;
 }
 
-export async function removedMachinesOf(db: Database, licenseId: string) {
-  return db
-    .select()
-    .from(machineRemovals)
-    .where(eq(machineRemovals.licenseId, licenseId))
-    .orderBy(desc(machineRemovals.removedAt));
+/** Removed machines, newest first, each with the end of its revoked license file while that still works. */
+export async function removedMachinesOf(db: Database, licenseId: string, now: Date) {
+  const [removed, revoked] = await Promise.all([
+    db
+      .select()
+      .from(machineRemovals)
+      .where(eq(machineRemovals.licenseId, licenseId))
+      .orderBy(desc(machineRemovals.removedAt)),
+    db
+      .select({ machineId: revokedLicenseFiles.machineId, validUntil: revokedLicenseFiles.validUntil })
+      .from(revokedLicenseFiles)
+      .where(and(eq(revokedLicenseFiles.licenseId, licenseId), gt(revokedLicenseFiles.validUntil, now))),
+  ]);
+  const fileUntil = new Map<string, Date>();
+  for (const row of revoked) {
+    const seen = fileUntil.get(row.machineId);
+    if (!seen || row.validUntil > seen) fileUntil.set(row.machineId, row.validUntil);
+  }
+  return removed.map((row) => ({ ...row, licenseFileUntil: fileUntil.get(row.machineId) ?? null }));
 }
 
 /**

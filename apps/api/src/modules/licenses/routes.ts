@@ -16,6 +16,8 @@ import {
   MachineListResponseSchema,
   OfflineActivationRequestSchema,
   OfflineActivationResponseSchema,
+  OfflineFilesRequestSchema,
+  OfflineFilesResponseSchema,
   RemoveMachineResponseSchema,
   RotateKeyResponseSchema,
   UsageRequestSchema,
@@ -172,7 +174,7 @@ export function registerLicensingRoutes(
       schema: {
         tags: ["Licensing"],
         summary: "A license file for a machine that will be offline (signed, encrypted to the key and machine)",
-        description: `For an activated machine: the same checks as a heartbeat, then a license file valid for \`ttl_seconds\` (default ${SEAT_RULES.licenseFileDefaultTtlSeconds / 86400} days, at most ${SEAT_RULES.licenseFileMaxTtlSeconds / 86400}, never past the license's end). The file is an EdDSA-signed token (typ "license-file": tier, entitlements, machine, issue time, expiry) encrypted with AES-256-GCM under a key derived (HKDF-SHA-256) from the license key and the machine id. A refused check answers 403 with its code.${signedNote}`,
+        description: `For an activated machine: the same checks as a heartbeat, then a license file valid for \`ttl_seconds\` (default ${SEAT_RULES.licenseFileDefaultTtlSeconds / 86400} days, at most ${SEAT_RULES.licenseFileMaxTtlSeconds / 86400}, never past the license's end). The file is an EdDSA-signed token (typ "license-file": tier, entitlements, machine, issue time, expiry) encrypted with AES-256-GCM under a key derived (HKDF-SHA-256) from the license key and the machine id. A refused check answers 403 with its code: LICENSE_FILES_DISABLED unless the license's owner allowed license files (PUT /api/customer/licenses/{licenseKey}/offline-files).${signedNote}`,
         body: CheckoutRequestSchema,
         response: { 200: CheckoutResponseSchema, ...errors },
       },
@@ -191,7 +193,7 @@ export function registerLicensingRoutes(
       schema: {
         tags: ["Licensing"],
         summary: "Activate a machine with no network: its request file in, its license file out",
-        description: `The offline machine writes a request file (\`flotilla-license request\`); another computer posts it here (\`flotilla-license exchange\`) and carries the answer back (\`flotilla-license import\`). Binds the machine like a validation (same codes, same limits); \`license_file\` is null when refused.${signedNote}`,
+        description: `The offline machine writes a request file (\`flotilla-license request\`); another computer posts it here (\`flotilla-license exchange\`) and carries the answer back (\`flotilla-license import\`). Binds the machine like a validation (same codes, same limits); \`license_file\` is null when refused. Nothing binds unless the license's owner allowed license files (LICENSE_FILES_DISABLED).${signedNote}`,
         body: OfflineActivationRequestSchema,
         response: { 200: OfflineActivationResponseSchema, ...errors },
       },
@@ -337,6 +339,33 @@ export function registerLicensingRoutes(
     }),
   );
 
+  api.put(
+    "/api/customer/licenses/:licenseKey/offline-files",
+    {
+      schema: {
+        tags: ["Customer"],
+        summary: "Allow or stop license files for offline machines (off by default)",
+        description:
+          "License files let an activated machine run offline for up to 90 days, holding its slot until the file expires. They are off until the owner allows them, so a leaked key alone cannot check one out (decision 0036). Turning them off stops new files; files already issued work until they expire (revoke a device to free its slot sooner).",
+        security: bearer,
+        params: KeyParams,
+        body: OfflineFilesRequestSchema,
+        response: { 200: OfflineFilesResponseSchema, ...errors },
+      },
+      config: { rateLimit: customerLimit },
+      preValidation: guard,
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await customers.setOfflineFiles(
+        sessionOf(request).customer,
+        request.params.licenseKey,
+        request.body.allowed,
+        request.ip,
+      )),
+    }),
+  );
+
   api.delete(
     "/api/customer/licenses/:licenseKey/refusals",
     {
@@ -402,7 +431,7 @@ export function registerLicensingRoutes(
         tags: ["Customer"],
         summary: "Remove a machine from one of the customer's licenses (never the last one)",
         description:
-          "The machine loses its slot and its next validation answers MACHINE_REMOVED (the app then drops its offline token). It does not bind again until the owner allows it back (POST …/restore).",
+          "The machine loses its slot and its next validation answers MACHINE_REMOVED (the app then drops its offline token). It does not bind again until the owner allows it back (POST …/restore). A machine holding a license file that still works is refused (409 LICENSE_FILE_ACTIVE): revoke it instead (POST …/revoke).",
         security: bearer,
         params: KeyParams.extend({ machineId: z.string().min(1).max(128) }),
         response: { 200: RemoveMachineResponseSchema, ...errors },
@@ -413,6 +442,31 @@ export function registerLicensingRoutes(
     async (request) => ({
       success: true as const,
       message: await customers.removeMachine(
+        sessionOf(request).customer,
+        request.params.licenseKey,
+        request.params.machineId,
+        request.ip,
+      ),
+    }),
+  );
+
+  api.post(
+    "/api/license/machines/:licenseKey/:machineId/revoke",
+    {
+      schema: {
+        tags: ["Customer"],
+        summary: "Revoke a machine: free its slot now, even while its license file works, and bar it",
+        description: `The remedy for a leaked key (rotate it first). Like a removal, but a machine holding a license file that still works is freed too: its slot is free at once and its id is barred (MACHINE_REMOVED), while the file itself may keep working offline until it expires — the removed-devices list says until when. A license may hold at most one such revoked file per device slot at a time (409 REVOCATION_LIMIT). Never the last device (409 LAST_MACHINE).`,
+        security: bearer,
+        params: KeyParams.extend({ machineId: z.string().min(1).max(128) }),
+        response: { 200: RemoveMachineResponseSchema, ...errors },
+      },
+      config: { rateLimit: customerLimit },
+      preValidation: guard,
+    },
+    async (request) => ({
+      success: true as const,
+      message: await customers.revokeMachine(
         sessionOf(request).customer,
         request.params.licenseKey,
         request.params.machineId,

@@ -49,6 +49,8 @@ const CODE_ADVICE: Readonly<Record<(typeof LICENSE_CODES)[number], string>> = {
   TOO_MANY_MACHINES: "Stop; every slot is taken. The dashboard shows the owner this device and offers to free a slot.",
   ACTIVATION_LIMIT: "Stop and try again later: too many new machines on this license in 24 hours.",
   NOT_ACTIVATED: "Validate (activate) first: heartbeats, usage, checkout and deactivation need an activated machine.",
+  LICENSE_FILES_DISABLED:
+    "Checkout and offline activation only: run online, or ask the owner to turn license files on for this license.",
 };
 
 function licenseCodesTable(): string {

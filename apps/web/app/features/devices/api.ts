@@ -1,5 +1,5 @@
 /**
- * The machine calls of one license (spec section 7): list, 30-day analytics and removal. Each needs a
+ * The machine calls of one license (spec section 7): list, 30-day analytics, removal, revocation and restore. Each needs a
  * stored token ('Authentication required' otherwise); the shared client adds it as a bearer header.
  */
 import type { MachineAnalytics, MachineList } from "@flotilla/contracts/licensing";
@@ -73,6 +73,17 @@ export async function restoreMachine(licenseKey: string, machineId: string): Pro
   return answer?.message;
 }
 
+/** Frees a device's slot even while its license file works, and bars it (the leak remedy); the server's message. */
+export async function revokeMachine(licenseKey: string, machineId: string): Promise<string | undefined> {
+  requireToken();
+  const answer = await post<Answer<never> | undefined>(
+    `${machinesPath(licenseKey)}/${encodeURIComponent(machineId)}/revoke`,
+    undefined,
+  );
+  if (answer?.success === false) throw new DeviceRequestError(answer.error || MESSAGES.machineRevokeFailed);
+  return answer?.message;
+}
+
 export const machinesQuery = (licenseKey: string) =>
   queryOptions({
     queryKey: machineKeys.list(licenseKey),
@@ -96,6 +107,10 @@ export function useMachineAnalytics(licenseKey: string, enabled: boolean) {
 
 export function useRemoveMachine(licenseKey: string) {
   return useMutation({ mutationFn: (machineId: string) => removeMachine(licenseKey, machineId) });
+}
+
+export function useRevokeMachine(licenseKey: string) {
+  return useMutation({ mutationFn: (machineId: string) => revokeMachine(licenseKey, machineId) });
 }
 
 export function useRestoreMachine(licenseKey: string) {

@@ -30,6 +30,7 @@ function machine(overrides: Record<string, unknown> = {}) {
     last_heartbeat_at: null,
     status: "active",
     inactive_since: null,
+    license_file_until: null,
     ...overrides,
   };
 }
@@ -301,6 +302,7 @@ describe("DevicePanel: removed devices", () => {
     display_id: "OLD-4444",
     machine_name: "Old laptop",
     removed_at: "2025-05-02T12:00:00Z",
+    license_file_until: null,
   };
 
   it("lists removed devices and allows one again: the server is asked, the list reloads", async () => {
@@ -330,6 +332,71 @@ describe("DevicePanel: removed devices", () => {
     renderPanel();
     await screen.findByRole("list", { name: "Authorized devices" });
     expect(screen.queryByRole("region", { name: "Removed devices" })).not.toBeInTheDocument();
+  });
+});
+
+describe("DevicePanel: a device holding a license file", () => {
+  const LEASED = machine({
+    machine_id: "thief-box",
+    display_id: "THF-5555",
+    license_file_until: "2025-09-01T12:00:00Z",
+  });
+
+  it("is revoked, not removed: a confirmation says the file may keep working, then the slot is freed", async () => {
+    let machines = [LAPTOP, LEASED];
+    let removed: Record<string, unknown>[] = [];
+    routes[`GET ${LIST_URL}`] = () =>
+      json(200, {
+        success: true,
+        data: { current_count: machines.length, max_machines: 3, machines, removed_machines: removed },
+      });
+    routes[`POST ${LIST_URL}/thief-box/revoke`] = () => {
+      machines = [LAPTOP];
+      removed = [
+        {
+          machine_id: "thief-box",
+          display_id: "THF-5555",
+          machine_name: null,
+          removed_at: "2025-06-12T12:00:00Z",
+          license_file_until: "2025-09-01T12:00:00Z",
+        },
+      ];
+      return json(200, { success: true, message: "Device revoked. Its slot is free now." });
+    };
+    const { user, onChanged } = renderPanel();
+    const row = (await screen.findByText("THF-5555")).closest("li")!;
+    expect(row).toHaveTextContent("License file");
+    expect(row).toHaveTextContent("License file until Sep 1, 2025");
+    await user.click(within(row).getByRole("button", { name: "Revoke device THF-5555" }));
+
+    const dialog = await screen.findByRole("dialog", { name: "Revoke this device?" });
+    expect(dialog).toHaveTextContent("The file cannot be called back");
+    // Nothing is sent until the owner confirms; cancelling sends nothing.
+    expect(calls(`${LIST_URL}/thief-box`, "DELETE")).toHaveLength(0);
+    expect(calls(`${LIST_URL}/thief-box/revoke`, "POST")).toHaveLength(0);
+    await user.click(within(dialog).getByRole("button", { name: "Revoke device" }));
+
+    expect(await screen.findByText("Device revoked. Its slot is free now.")).toBeInTheDocument();
+    expect(calls(`${LIST_URL}/thief-box/revoke`, "POST")).toHaveLength(1);
+    expect(onChanged).toHaveBeenCalled();
+    const section = await screen.findByRole("region", { name: "Removed devices" });
+    expect(section).toHaveTextContent(
+      "Revoked: its license file may still work offline on that machine until Sep 1, 2025",
+    );
+  });
+
+  it("shows the server's refusal in the dialog (the revocation limit) and keeps the device", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, LEASED]);
+    routes[`POST ${LIST_URL}/thief-box/revoke`] = () =>
+      json(409, { success: false, error: "This license already has 3 revoked devices…", code: "REVOCATION_LIMIT" });
+    const { user } = renderPanel();
+    const row = (await screen.findByText("THF-5555")).closest("li")!;
+    await user.click(within(row).getByRole("button", { name: "Revoke device THF-5555" }));
+    const dialog = await screen.findByRole("dialog", { name: "Revoke this device?" });
+    await user.click(within(dialog).getByRole("button", { name: "Revoke device" }));
+    expect(await within(dialog).findByText("This license already has 3 revoked devices…")).toBeInTheDocument();
+    const list = screen.getByRole("list", { name: "Authorized devices" });
+    expect(within(list).getByText("THF-5555")).toBeInTheDocument();
   });
 });
 

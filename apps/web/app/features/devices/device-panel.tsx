@@ -15,11 +15,13 @@ import {
   useMachines,
   useRemoveMachine,
   useRestoreMachine,
+  useRevokeMachine,
 } from "./api";
 import { DeviceAnalytics } from "./device-analytics";
 import { remainingDevicesHint } from "./device-helpers";
 import { DeviceList } from "./device-list";
 import { RemovedDevices } from "./removed-devices";
+import { RevokeDeviceDialog } from "./revoke-device-dialog";
 
 interface DevicePanelProps {
   licenseKey: string;
@@ -45,6 +47,9 @@ export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: Devic
   const analytics = useMachineAnalytics(licenseKey, showAnalytics);
   const removal = useRemoveMachine(licenseKey);
   const restoration = useRestoreMachine(licenseKey);
+  const revocation = useRevokeMachine(licenseKey);
+  const [revoking, setRevoking] = useState<Machine | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
   const [removingIds, setRemovingIds] = useState<ReadonlySet<string>>(() => new Set());
   const [restoringIds, setRestoringIds] = useState<ReadonlySet<string>>(() => new Set());
   const [removeError, setRemoveError] = useState<string | null>(null);
@@ -94,6 +99,29 @@ export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: Devic
       // would be dropped at the top of the page. Bring focus back to this panel's heading instead.
       const focused = document.activeElement;
       if (focused === trigger || !focused || focused === document.body) headingRef.current?.focus();
+    }
+  }
+
+  /** A device holding a license file is revoked after a confirmation that says what revoking cannot do. */
+  function removeOrRevoke(machine: Machine) {
+    if (!machine.license_file_until) return void removeDevice(machine);
+    setRevokeError(null);
+    setRevoking(machine);
+  }
+
+  async function revokeDevice(machine: Machine) {
+    setRevokeError(null);
+    setRemoveError(null);
+    setSuccessMessage(null);
+    try {
+      const message = await revocation.mutateAsync(machine.machine_id);
+      setRevoking(null);
+      setSuccessMessage(message || `Device ${machine.display_id} revoked`);
+      setChoosing(false);
+      await queryClient.invalidateQueries({ queryKey: machineKeys.all(licenseKey) });
+      onChanged?.();
+    } catch (error) {
+      setRevokeError(deviceErrorMessage(error, MESSAGES.machineRevokeFailed));
     }
   }
 
@@ -203,9 +231,17 @@ export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: Devic
             list={machines.data}
             analytics={showAnalytics ? analytics.data : undefined}
             removingIds={removingIds}
-            onRemove={removeDevice}
+            onRemove={removeOrRevoke}
           />
         )}
+
+        <RevokeDeviceDialog
+          machine={revoking}
+          pending={revocation.isPending}
+          error={revokeError}
+          onCancel={() => setRevoking(null)}
+          onConfirm={(machine) => void revokeDevice(machine)}
+        />
 
         {list && !machines.isError && (
           <RemovedDevices removed={list.removed_machines ?? []} restoringIds={restoringIds} onRestore={restoreDevice} />

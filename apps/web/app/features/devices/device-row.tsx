@@ -1,7 +1,7 @@
 import type { Machine } from "@flotilla/contracts/licensing";
-import { CirclePause, Loader2, Star, Trash2 } from "lucide-react";
+import { CirclePause, FileKey, Loader2, ShieldOff, Star, Trash2 } from "lucide-react";
 import { RelativeTime } from "../../components/relative-time";
-import { formatDisplayDate } from "../../lib/portal-format";
+import { formatDisplayDate, formatExactTime } from "../../lib/portal-format";
 import { removeDeviceTitle } from "./device-helpers";
 import { DeviceKindIcon } from "./device-kind-icon";
 import { DeviceUsage, type DeviceUsageFigures } from "./device-usage";
@@ -22,6 +22,8 @@ interface DeviceRowProps {
  */
 export function DeviceRow({ machine, boundCount, removing, onRemove, usage }: DeviceRowProps) {
   const inactive = machine.status === "inactive";
+  // A device holding a working license file is revoked, not removed (decision 0036): the button says which.
+  const fileUntil = machine.license_file_until;
   const details = [machine.machine_name, machine.platform].filter(Boolean).join(" · ");
   return (
     <li
@@ -38,6 +40,15 @@ export function DeviceRow({ machine, boundCount, removing, onRemove, usage }: De
               Primary
             </span>
           )}
+          {fileUntil && (
+            <span
+              className="inline-flex items-center gap-1 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-500/15 dark:text-amber-300"
+              title={`Works offline until ${formatExactTime(fileUntil)}; its slot is held until then`}
+            >
+              <FileKey className="size-3" aria-hidden="true" />
+              License file
+            </span>
+          )}
           {inactive && (
             <span className="inline-flex items-center gap-1 rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-800 dark:bg-slate-500/20 dark:text-slate-200">
               <CirclePause className="size-3" aria-hidden="true" />
@@ -52,6 +63,7 @@ export function DeviceRow({ machine, boundCount, removing, onRemove, usage }: De
           <span>
             Last heartbeat <RelativeTime iso={machine.last_heartbeat_at} />
           </span>
+          {fileUntil && <span>License file until {formatDisplayDate(fileUntil)}</span>}
           {inactive && machine.inactive_since && (
             <span>
               Inactive since <RelativeTime iso={machine.inactive_since} />, its slot is free
@@ -66,12 +78,16 @@ export function DeviceRow({ machine, boundCount, removing, onRemove, usage }: De
         data-remove=""
         disabled={removing || boundCount <= 1}
         aria-busy={removing}
-        aria-label={`Remove device ${machine.display_id}`}
-        title={removeDeviceTitle(boundCount)}
+        aria-label={`${fileUntil ? "Revoke" : "Remove"} device ${machine.display_id}`}
+        title={
+          fileUntil && boundCount > 1 ? "Revoke this device (it holds a license file)" : removeDeviceTitle(boundCount)
+        }
         className="inline-flex size-9 shrink-0 items-center justify-center rounded-lg text-fg-muted transition-colors hover:bg-red-50 hover:text-red-700 disabled:cursor-not-allowed disabled:opacity-40 disabled:hover:bg-transparent disabled:hover:text-fg-muted dark:hover:bg-red-950/50 dark:hover:text-red-300"
       >
         {removing ? (
           <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+        ) : fileUntil ? (
+          <ShieldOff className="size-4" aria-hidden="true" />
         ) : (
           <Trash2 className="size-4" aria-hidden="true" />
         )}

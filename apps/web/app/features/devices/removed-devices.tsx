@@ -35,6 +35,12 @@ export function RemovedDevices({ removed, restoringIds, onRestore }: RemovedDevi
                 <span className="break-all font-mono">{machine.display_id}</span>
                 {machine.machine_name && <span className="text-fg-muted"> · {machine.machine_name}</span>}
                 <span className="block text-xs text-fg-muted">Removed {formatDisplayDate(machine.removed_at)}</span>
+                {machine.license_file_until && (
+                  <span className="block text-xs text-amber-800 dark:text-amber-300">
+                    Revoked: its license file may still work offline on that machine until{" "}
+                    {formatDisplayDate(machine.license_file_until)}
+                  </span>
+                )}
               </span>
               <button
                 type="button"

@@ -3,7 +3,7 @@ import type { License } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import type { TierId } from "@flotilla/contracts/plans";
 import { useMutation } from "@tanstack/react-query";
-import { del, HttpError, post, serverErrorMessage } from "../../lib/http";
+import { del, HttpError, post, put, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
 
 interface CreateLicenseAnswer {
@@ -67,6 +67,21 @@ export async function dismissRefusals(licenseKey: string): Promise<void> {
     `${customerLicensePath(licenseKey)}/refusals`,
   );
   if (answer?.success === false) throw new LicenseRequestError(answer.error || MESSAGES.refusalsDismissFailed);
+}
+
+/** PUT …/offline-files: the owner's consent to license files for offline machines; resolves to the server's message. */
+export async function setOfflineFiles(licenseKey: string, allowed: boolean): Promise<string | undefined> {
+  if (!readStoredToken()) throw new LicenseRequestError(MESSAGES.noTokenForLicense);
+  const answer = await put<{ success: boolean; message?: string; error?: string } | undefined>(
+    `${customerLicensePath(licenseKey)}/offline-files`,
+    { allowed },
+  );
+  if (answer?.success === false) throw new LicenseRequestError(answer.error || MESSAGES.offlineFilesFailed);
+  return answer?.message;
+}
+
+export function useSetOfflineFiles(licenseKey: string) {
+  return useMutation({ mutationFn: (allowed: boolean) => setOfflineFiles(licenseKey, allowed) });
 }
 
 export function useRotateLicenseKey() {

@@ -27,6 +27,7 @@ const LICENSE: License = {
   features: { maxConcurrentExecutions: 1, sharedMemory: false, backups: false, embeddingModels: false },
   refused_activations: [],
   previous_key_valid_until: null,
+  offline_files_allowed: false,
 };
 
 function Harness({ onCreated }: { onCreated: (license: License) => void }) {

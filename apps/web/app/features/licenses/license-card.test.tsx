@@ -23,6 +23,7 @@ const BASE: License = {
   features: { maxConcurrentExecutions: 1, sharedMemory: false, backups: false, embeddingModels: false },
   refused_activations: [],
   previous_key_valid_until: null,
+  offline_files_allowed: false,
 };
 
 function renderCard(license: License, onChanged?: () => void) {
@@ -243,6 +244,7 @@ describe("LicenseCard: a device refused because the license is full", () => {
       last_heartbeat_at: null,
       status: "active",
       inactive_since: null,
+      license_file_until: null,
     });
     route({
       [`GET /api/license/machines/${BASE.license_key}`]: () =>
@@ -341,5 +343,42 @@ describe("LicenseCard: rotating the key", () => {
     const past = new Date(Date.now() - 60_000).toISOString();
     const again = renderCard({ ...BASE, previous_key_valid_until: past });
     expect(within(again).queryByTestId("previous-key")).not.toBeInTheDocument();
+  });
+});
+
+describe("LicenseCard: license files need the owner's consent", () => {
+  const URL = `/api/customer/licenses/${encodeURIComponent(BASE.license_key)}/offline-files`;
+
+  it("shows files off by default and turns them on with the switch: the server is asked, the dashboard reloads", async () => {
+    const onChanged = vi.fn();
+    const sent: unknown[] = [];
+    route({
+      [`PUT ${URL}`]: (init) => {
+        sent.push(JSON.parse(String(init?.body)));
+        return json(200, { success: true, message: "License files are on.", data: { offline_files_allowed: true } });
+      },
+    });
+    const card = renderCard(BASE, onChanged);
+    const toggle = within(card).getByRole("switch", { name: "License files for offline devices" });
+    expect(toggle).toHaveAttribute("aria-checked", "false");
+    expect(within(card).getByTestId("offline-files")).toHaveTextContent("Off: devices run online");
+    await userEvent.setup().click(toggle);
+    expect(await within(card).findByText("License files are on.")).toBeInTheDocument();
+    expect(sent).toEqual([{ allowed: true }]);
+    expect(onChanged).toHaveBeenCalledTimes(1);
+  });
+
+  it("says when they are on, and shows a refusal without changing the switch", async () => {
+    route({ [`PUT ${URL}`]: () => json(500, { success: false, error: "Database unavailable" }) });
+    const card = renderCard({ ...BASE, offline_files_allowed: true });
+    const toggle = within(card).getByRole("switch", { name: "License files for offline devices" });
+    expect(toggle).toHaveAttribute("aria-checked", "true");
+    expect(within(card).getByTestId("offline-files")).toHaveTextContent("up to 90 days");
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    await userEvent.setup({ advanceTimers: vi.advanceTimersByTime }).click(toggle);
+    await vi.advanceTimersByTimeAsync(20_000);
+    vi.useRealTimers();
+    expect(await within(card).findByText("Database unavailable")).toBeInTheDocument();
+    expect(toggle).toHaveAttribute("aria-checked", "true");
   });
 });

@@ -11,6 +11,7 @@ import { CHIP_DETAILS, featureChips } from "./license-helpers";
 import { LicenseKey } from "./license-key";
 import { LicenseNextStep } from "./license-next-step";
 import { LicenseStatus } from "./license-status";
+import { OfflineFilesSetting } from "./offline-files-setting";
 import { PreviousKeyNotice } from "./previous-key-notice";
 import { RefusedActivationsNotice } from "./refused-activations-notice";
 import { RotateKeyDialog } from "./rotate-key-dialog";
@@ -96,6 +97,12 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
           </li>
         ))}
       </ul>
+
+      <OfflineFilesSetting
+        licenseKey={license.license_key}
+        allowed={license.offline_files_allowed}
+        onChanged={onChanged}
+      />
 
       <div className="mt-5 flex flex-wrap gap-2">
         {ACTIONS.map(({ label, Icon, feature }) => (
