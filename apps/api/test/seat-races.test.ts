@@ -20,7 +20,9 @@ beforeAll(async () => {
 afterAll(() => close());
 
 /** Hundreds where races are real; a handful on PGlite, where they cannot happen. */
-const ROUNDS = onPostgres ? Number(process.env.FLOTILLA_RACE_ROUNDS ?? 150) : 5;
+const ROUNDS = onPostgres
+  ? Number(process.env.FLOTILLA_RACE_ROUNDS ?? (process.env.FLOTILLA_STRESS === "1" ? 1_000 : 150))
+  : 5;
 const CHECKOUTS = 3;
 
 const post = (url: string, payload: Record<string, unknown>) => app.inject({ method: "POST", url, payload });

@@ -18,7 +18,7 @@ import { auditEvents, customers, licenses, machines, newsletterSubscribers, sess
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
 import { normalizeLicenseKey } from "../licenses/keys";
-import { removeMachine } from "../licenses/queries";
+import { lockLicenseByKey, removeMachine } from "../licenses/queries";
 import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
 
 type SignupFilter = z.output<typeof SignupFilterSchema>;
@@ -293,7 +293,7 @@ export class AdminService {
     const key = normalizeLicenseKey(licenseKey);
     const now = new Date();
     const row = await this.db.transaction(async (tx) => {
-      const [current] = await tx.select().from(licenses).where(eq(licenses.licenseKey, key)).for("update");
+      const current = await lockLicenseByKey(tx as unknown as Database, key);
       if (!current) throw new HttpProblem(404, ADMIN_ERRORS.licenseNotFound, "NOT_FOUND");
       let set: Partial<typeof licenses.$inferInsert>;
       let type: "license.status_changed" | "license.extended" | "license.updated";

@@ -164,14 +164,36 @@ export async function bindMachine(
 }
 
 /**
- * Every change to who holds a slot of a license — bind, revive, lease, remove, deactivate, restore, rotate, refusal
- * notices, admin changes — decides inside one transaction that first locks the license row, so two of them never
- * decide from the same state (decision 0036). The culling job changes many licenses in one statement and relies on
- * conditional writes instead (cullSilentMachines). Returns the locked row, or null when the license is gone.
+ * Every change to who holds a slot of a license — bind, revive, lease, remove, revoke, deactivate, restore, rotate,
+ * refusal notices, admin changes — decides inside one transaction that first takes this lock, so two of them never
+ * decide from the same state (decision 0036). It locks, in the order every locker uses:
+ *
+ *   1. the license row, FOR NO KEY UPDATE: it excludes the other changes of this license, but not the foreign-key
+ *      checks of rows that merely point at the license (machine events, audit rows), which take FOR KEY SHARE — with
+ *      FOR UPDATE those waited on it while their transaction held a machine row this one needed: a deadlock the
+ *      model test found on PostgreSQL;
+ *   2. the license's machine rows, in id order: the counter flush and the culling job lock machine rows in the same
+ *      order (touchLastSeen, cullSilentMachines), so no two of them can each hold a row the other waits for.
+ *
+ * The culling job takes the same lock, but SKIP LOCKED: it never waits, and culls a license being changed next round.
+ * Returns the locked row, or null when the license is gone.
  */
 export async function lockLicense(tx: Database, licenseId: string): Promise<LicenseRow | null> {
-  const [row] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("update");
-  return row ?? null;
+  const [row] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("no key update");
+  if (!row) return null;
+  await tx
+    .select({ id: machines.id })
+    .from(machines)
+    .where(eq(machines.licenseId, licenseId))
+    .orderBy(asc(machines.id))
+    .for("update");
+  return row;
+}
+
+/** lockLicense for the license a key names now (a rotated key names none). */
+export async function lockLicenseByKey(tx: Database, licenseKey: string): Promise<LicenseRow | null> {
+  const [found] = await tx.select({ id: licenses.id }).from(licenses).where(eq(licenses.licenseKey, licenseKey));
+  return found ? lockLicense(tx, found.id) : null;
 }
 
 /**
@@ -352,6 +374,10 @@ async function promoteOldest(tx: Database, licenseId: string) {
  * The culling job's work: machines silent longer than their tier's heartbeat interval plus the drift allowance lose
  * their slot (inactive); inactive machines past the revival window are forgotten. Returns the license keys that
  * changed, for cache invalidation.
+ *
+ * It decides under the license lock every slot change takes (lockLicense), taken SKIP LOCKED: a license being changed
+ * right now is culled at the next run instead of waited for, so the job — which locks many licenses in one
+ * transaction — can never be one half of a deadlock. The writes still re-check the lease and the status.
  */
 export async function cullSilentMachines(
   tx: Database,
@@ -360,20 +386,23 @@ export async function cullSilentMachines(
   onCulled?: (tx: Database, machine: { licenseId: string; machineId: string; silentSince: Date }) => Promise<unknown>,
 ): Promise<{ culled: number; forgotten: number; keys: string[] }> {
   const keys = new Set<string>();
+  const at = now.toISOString();
   let culled = 0;
   for (const tier of Object.values(TIERS)) {
     const cutoff = new Date(now.getTime() - inactiveAfterSeconds(tier.heartbeatIntervalSeconds) * 1000);
+    const silent = sql`m.status = 'active' and coalesce(m.last_seen, m.bound_at) < ${cutoff.toISOString()}::timestamptz
+      and (m.lease_until is null or m.lease_until <= ${at}::timestamptz)`;
+    const locked = await lockLicensesWhere(tx, sql`l.tier = ${tier.tier}`, silent);
+    if (locked.length === 0) continue;
     const rows = (await tx.execute(sql`
       with silent as (
-        update machines m set status = 'inactive', inactive_since = ${now.toISOString()}::timestamptz
+        update machines m set status = 'inactive', inactive_since = ${at}::timestamptz
         from licenses l
-        where l.id = m.license_id and l.tier = ${tier.tier} and m.status = 'active'
-          and coalesce(m.last_seen, m.bound_at) < ${cutoff.toISOString()}::timestamptz
-          and (m.lease_until is null or m.lease_until <= ${now.toISOString()}::timestamptz)
+        where l.id = m.license_id and m.license_id = any(${sqlUuids(locked)}) and ${silent}
         returning m.license_id, m.machine_id, l.license_key
       ), logged as (
         insert into machine_events (license_id, machine_id, kind, at)
-        select license_id, machine_id, 'culled', ${now.toISOString()}::timestamptz from silent
+        select license_id, machine_id, 'culled', ${at}::timestamptz from silent
       )
       select license_id, machine_id, license_key from silent`)) as unknown as {
       rows: { license_id: string; machine_id: string; license_key: string }[];
@@ -384,15 +413,18 @@ export async function cullSilentMachines(
       await onCulled?.(tx, { licenseId: row.license_id, machineId: row.machine_id, silentSince: cutoff });
     }
   }
+  const stale = sql`m.status = 'inactive'
+    and m.inactive_since < ${new Date(now.getTime() - SEAT_RULES.revivalWindowSeconds * 1000).toISOString()}::timestamptz`;
+  const lockedForForgetting = await lockLicensesWhere(tx, sql`true`, stale);
+  if (lockedForForgetting.length === 0) return { culled, forgotten: 0, keys: [...keys] };
   const forgotten = (await tx.execute(sql`
     with gone as (
       delete from machines m using licenses l
-      where l.id = m.license_id and m.status = 'inactive'
-        and m.inactive_since < ${new Date(now.getTime() - SEAT_RULES.revivalWindowSeconds * 1000).toISOString()}::timestamptz
+      where l.id = m.license_id and m.license_id = any(${sqlUuids(lockedForForgetting)}) and ${stale}
       returning m.license_id, m.machine_id, m.is_primary, l.license_key
     ), logged as (
       insert into machine_events (license_id, machine_id, kind, at)
-      select license_id, machine_id, 'forgotten', ${now.toISOString()}::timestamptz from gone
+      select license_id, machine_id, 'forgotten', ${at}::timestamptz from gone
     )
     select license_id, is_primary, license_key from gone`)) as unknown as {
     rows: { license_id: string; is_primary: boolean; license_key: string }[];
@@ -402,6 +434,34 @@ export async function cullSilentMachines(
     if (row.is_primary) await promoteOldest(tx, row.license_id);
   }
   return { culled, forgotten: forgotten.rows.length, keys: [...keys] };
+}
+
+/** A uuid[] parameter that PGlite and PostgreSQL both read. */
+function sqlUuids(ids: string[]) {
+  return sql`array[${sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  )}]::uuid[]`;
+}
+
+/**
+ * Takes lockLicense's lock, SKIP LOCKED, on every license matching `licenseWhere` that has a machine matching
+ * `machineWhere` (aliases l and m): the licenses, then their machines, in id order. Returns the ids it locked.
+ */
+async function lockLicensesWhere(
+  tx: Database,
+  licenseWhere: ReturnType<typeof sql>,
+  machineWhere: ReturnType<typeof sql>,
+): Promise<string[]> {
+  const locked = (await tx.execute(sql`
+    select l.id from licenses l
+    where ${licenseWhere} and exists (select 1 from machines m where m.license_id = l.id and ${machineWhere})
+    order by l.id for no key update skip locked`)) as unknown as { rows: { id: string }[] };
+  const ids = locked.rows.map((row) => row.id);
+  if (ids.length === 0) return ids;
+  await tx.execute(sql`
+    select m.id from machines m where m.license_id = any(${sqlUuids(ids)}) order by m.id for update`);
+  return ids;
 }
 
 /**
@@ -547,7 +607,12 @@ export async function removeMachine(
         revokedBy: options.revokeBy,
       });
     }
-    await tx.delete(machines).where(eq(machines.id, target.id));
+    // Under the lock no lease can appear since the read; the write re-checks it anyway unless this is a revocation.
+    const deleted = await tx
+      .delete(machines)
+      .where(and(eq(machines.id, target.id), options.revokeBy ? undefined : noWorkingFile(now)))
+      .returning({ id: machines.id });
+    if (deleted.length === 0) return { outcome: "leased", leaseUntil: target.leaseUntil ?? now };
     await tx
       .insert(machineRemovals)
       .values({
@@ -637,7 +702,7 @@ export async function setLicenseStatus(
 ): Promise<LicenseRow | null> {
   return db.transaction(async (trx) => {
     const tx = trx as unknown as Database;
-    const [current] = await tx.select().from(licenses).where(eq(licenses.licenseKey, licenseKey)).for("update");
+    const current = await lockLicenseByKey(tx, licenseKey);
     if (!current) return null;
     const [row] = await tx
       .update(licenses)
@@ -702,14 +767,22 @@ async function touchLastSeenChunk(db: Database, seen: { licenseId: string; machi
     seen.map((row) => sql`(${row.licenseId}::uuid, ${row.machineId}, ${row.at.toISOString()}::timestamptz)`),
     sql`, `,
   );
+  // Rows are locked in id order, as every other locker of these rows does (lockLicense): two flushes from two
+  // instances, or a flush and a seat change, can then never each hold a row the other waits for.
   await db.execute(sql`
     update machines m set last_seen = greatest(coalesce(m.last_seen, v.at), v.at)
-    from (values ${values}) as v(license_id, machine_id, at)
-    where m.license_id = v.license_id and m.machine_id = v.machine_id`);
+    from (values ${values}) as v(license_id, machine_id, at),
+      (select x.id from machines x join (values ${values}) as w(license_id, machine_id, at)
+         on x.license_id = w.license_id and x.machine_id = w.machine_id
+       order by x.id for update of x) as locked
+    where m.id = locked.id and m.license_id = v.license_id and m.machine_id = v.machine_id`);
   await db.execute(sql`
     update licenses l set last_seen = greatest(coalesce(l.last_seen, v.at), v.at)
-    from (select license_id, max(at) as at from (values ${values}) as v(license_id, machine_id, at) group by license_id) as v
-    where l.id = v.license_id`);
+    from (select license_id, max(at) as at from (values ${values}) as v(license_id, machine_id, at) group by license_id) as v,
+      (select x.id from licenses x
+       where x.id in (select license_id from (values ${values}) as w(license_id, machine_id, at))
+       order by x.id for no key update of x) as locked
+    where l.id = locked.id and l.id = v.license_id`);
 }
 
 export async function recordUsage(
