@@ -380,4 +380,46 @@ describe("flotilla-license CLI against the service: files both ways, heartbeat, 
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("without the owner's consent, checkout and exchange say that license files are off and where to turn them on", async () => {
+    const { main } = await import("../../../packages/license-client/src/cli");
+    const { mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = await mkdtemp(join(tmpdir(), "flotilla-cli-consent-"));
+    const { token } = await devSignIn(app, { email: "cli-consent@example.com", name: "CLI Consent" });
+    const key = (
+      await app.inject({
+        method: "POST",
+        url: "/api/customer/licenses",
+        headers: { authorization: `Bearer ${token}` },
+        payload: { tier: "free" },
+      })
+    ).json().data.license.license_key as string;
+    const run = async (argv: string[]) => {
+      let stdout = "";
+      let stderr = "";
+      const code = await main(argv, {
+        stdout: { write: (chunk: string) => (stdout += chunk) },
+        stderr: { write: (chunk: string) => (stderr += chunk) },
+        env: {
+          FLOTILLA_LICENSE_STATE: join(dir, "state.json"),
+          FLOTILLA_MACHINE_ID: "consent-box",
+          FLOTILLA_SERVER: baseUrl,
+        },
+        client: { sleep: async () => {} },
+        build: { kind: "development", trustedKeys: pinned },
+      });
+      return { code, output: stdout + stderr };
+    };
+    try {
+      expect((await run(["activate", key])).code).toBe(0);
+      const refused = await run(["checkout", "--ttl", "30d"]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.output).toContain("License files are turned off for this license");
+      expect(refused.output).toContain("dashboard");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
