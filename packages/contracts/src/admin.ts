@@ -136,6 +136,9 @@ export const CustomerDetailSchema = z.object({
     ),
   }),
 });
+export type CustomerDetail = z.infer<typeof CustomerDetailSchema>["data"];
+export type AdminLicense = CustomerDetail["licenses"][number];
+export type AdminMachine = AdminLicense["machines"][number];
 export const SignOutEverywhereSchema = z.object({ success: z.literal(true), revoked: z.number().int() });
 
 const reason = z.string({ error: ADMIN_ERRORS.reasonRequired }).trim().min(3, ADMIN_ERRORS.reasonRequired).max(500);
@@ -168,6 +171,7 @@ export const RevokeMachineResponseSchema = z.object({
   license_file_valid_until: z.string().nullable(),
   visible_within_seconds: z.number(),
 });
+export type RevokeMachineAnswer = z.infer<typeof RevokeMachineResponseSchema>;
 export const LicenseActionResponseSchema = z.object({
   success: z.literal(true),
   data: AdminLicenseSchema,

@@ -3,7 +3,13 @@
  * `cursor` for the next page ("Load more"), never an offset. Every call carries the signed-in session; the
  * server decides who is an admin (403 otherwise).
  */
-import type { LicenseAction } from "@flotilla/contracts/admin";
+import type {
+  AdminLicense,
+  AdminMachine,
+  CustomerDetail,
+  LicenseAction,
+  RevokeMachineAnswer,
+} from "@flotilla/contracts/admin";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import {
   type QueryKey,
@@ -55,33 +61,8 @@ export interface AdminCustomer {
   last_sign_in_at: string | null;
 }
 
-export interface AdminLicense {
-  id: string;
-  license_key: string;
-  tier: string;
-  status: string;
-  max_machines: number;
-  expires_at: string | null;
-  last_seen: string | null;
-  created_at: string;
-}
-
-export interface AdminMachine {
-  machine_id: string;
-  display_id: string;
-  machine_name: string | null;
-  platform: string | null;
-  is_primary: boolean;
-  bound_at: string;
-  last_seen: string | null;
-}
-
-export interface CustomerDetail {
-  customer: AdminCustomer;
-  is_admin: boolean;
-  licenses: (AdminLicense & { machines: AdminMachine[] })[];
-  sessions: { id: string; created_at: string; last_used_at: string; expires_at: string }[];
-}
+/** The customer detail's shapes come from the contract (types only: no schema code reaches the console's chunk). */
+export type { AdminLicense, AdminMachine, CustomerDetail };
 
 export interface AuditEvent {
   id: string;
@@ -225,6 +206,19 @@ export function useLicenseAction(customerId: string) {
       post<{ success: true; data: AdminLicense; visible_within_seconds: number }>(
         `/api/admin/licenses/${encodeURIComponent(licenseKey)}/actions`,
         action,
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerQueryKey(customerId) }),
+  });
+}
+
+/** An admin revokes a machine: its slot is freed even while its license file works, with a reason. */
+export function useRevokeMachine(customerId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ licenseKey, machineId, reason }: { licenseKey: string; machineId: string; reason: string }) =>
+      post<RevokeMachineAnswer>(
+        `/api/admin/licenses/${encodeURIComponent(licenseKey)}/machines/${encodeURIComponent(machineId)}/revoke`,
+        { reason },
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: customerQueryKey(customerId) }),
   });

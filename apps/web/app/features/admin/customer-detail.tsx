@@ -10,9 +10,11 @@ import {
   adminErrorMessage,
   useCustomerDetail,
   useLicenseAction,
+  useRevokeMachine,
   useSignOutEverywhere,
 } from "./api";
 import { ACTION_TEXT, type ActionKind, LicenseActionDialog } from "./license-action-dialog";
+import { RevokeMachineDialog } from "./revoke-machine-dialog";
 import { ConfirmDialog, ErrorNotice, formatDateTime, Loading, TableFrame, tableClass, tdClass, thClass } from "./ui";
 
 const STATUS_STYLE: Record<string, string> = {
@@ -36,13 +38,15 @@ const PAST_TENSE: Record<ActionKind, string> = {
   reactivate: "License reactivated.",
   expire: "License expired.",
   extend: "End date changed.",
-  change: "Tier or device limit changed.",
+  change: "License changed.",
 };
 
 export function CustomerDetailView({ customerId }: { customerId: string }) {
   const detail = useCustomerDetail(customerId);
   const action = useLicenseAction(customerId);
   const signOut = useSignOutEverywhere(customerId);
+  const revocation = useRevokeMachine(customerId);
+  const [revoking, setRevoking] = useState<{ licenseKey: string; machine: AdminMachine } | null>(null);
   // The license stays set after the dialog closes, so the <dialog> closes (and hands focus back) instead of vanishing.
   const [target, setTarget] = useState<AdminLicense | null>(null);
   const [kind, setKind] = useState<ActionKind | null>(null);
@@ -59,6 +63,25 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
             `${PAST_TENSE[change.action]} The desktop app sees it on every instance within ${answer.visible_within_seconds} s.`,
           );
           setKind(null);
+        },
+      },
+    );
+  }
+
+  function revoke(reason: string) {
+    if (!revoking) return;
+    revocation.mutate(
+      { licenseKey: revoking.licenseKey, machineId: revoking.machine.machine_id, reason },
+      {
+        onSuccess: (answer) => {
+          setMessage(
+            `Device ${revoking.machine.display_id} revoked${
+              answer.license_file_valid_until
+                ? `; its license file may keep working offline until ${formatDateTime(answer.license_file_valid_until)}`
+                : ""
+            }. Every instance refuses it within ${answer.visible_within_seconds} s.`,
+          );
+          setRevoking(null);
         },
       },
     );
@@ -164,6 +187,10 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
                   <dt className="text-xs text-fg-muted">Last seen</dt>
                   <dd className="font-medium">{formatDateTime(license.last_seen, "Never")}</dd>
                 </div>
+                <div>
+                  <dt className="text-xs text-fg-muted">License files</dt>
+                  <dd className="font-medium">{license.offline_files_allowed ? "Allowed" : "Off"}</dd>
+                </div>
               </dl>
               <div className="mt-4 flex flex-wrap gap-2">
                 {license.status !== "suspended" && (
@@ -178,7 +205,14 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
                 <ActionButton kind="extend" onClick={() => openAction(license, "extend")} />
                 <ActionButton kind="change" onClick={() => openAction(license, "change")} />
               </div>
-              <Devices machines={license.machines} licenseKey={license.license_key} />
+              <Devices
+                machines={license.machines}
+                licenseKey={license.license_key}
+                onRevoke={(machine) => {
+                  revocation.reset();
+                  setRevoking({ licenseKey: license.license_key, machine });
+                }}
+              />
             </section>
           ))}
         </div>
@@ -220,6 +254,13 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
           onClose={() => setKind(null)}
         />
       )}
+      <RevokeMachineDialog
+        machine={revoking?.machine ?? null}
+        busy={revocation.isPending}
+        error={revocation.isError ? revocation.error : null}
+        onSubmit={revoke}
+        onClose={() => setRevoking(null)}
+      />
       <ConfirmDialog
         open={confirmSignOut}
         title="Sign out everywhere?"
@@ -252,7 +293,15 @@ function ActionButton({ kind, onClick }: { kind: ActionKind; onClick: () => void
   );
 }
 
-function Devices({ machines, licenseKey }: { machines: AdminMachine[]; licenseKey: string }) {
+function Devices({
+  machines,
+  licenseKey,
+  onRevoke,
+}: {
+  machines: AdminMachine[];
+  licenseKey: string;
+  onRevoke: (machine: AdminMachine) => void;
+}) {
   if (machines.length === 0) return <p className="mt-4 text-sm text-fg-muted">No devices activated.</p>;
   return (
     <TableFrame label={`Devices of ${licenseKey}`}>
@@ -263,6 +312,10 @@ function Devices({ machines, licenseKey }: { machines: AdminMachine[]; licenseKe
             <th className={thClass}>Platform</th>
             <th className={thClass}>Activated</th>
             <th className={thClass}>Last seen</th>
+            <th className={thClass}>License file</th>
+            <th className={thClass}>
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -277,7 +330,23 @@ function Devices({ machines, licenseKey }: { machines: AdminMachine[]; licenseKe
               </td>
               <td className={tdClass}>{machine.platform ?? "—"}</td>
               <td className={tdClass}>{formatDateTime(machine.bound_at)}</td>
-              <td className={tdClass}>{formatDateTime(machine.last_seen, "Never")}</td>
+              <td className={tdClass}>
+                {formatDateTime(machine.last_seen, "Never")}
+                {machine.status === "inactive" && <span className="block text-xs text-fg-muted">inactive</span>}
+              </td>
+              <td className={tdClass}>
+                {machine.license_file_until ? `until ${formatDateTime(machine.license_file_until)}` : "—"}
+              </td>
+              <td className={tdClass}>
+                <button
+                  type="button"
+                  className={buttonClass("ghost", "sm", "text-red-700 dark:text-red-400")}
+                  onClick={() => onRevoke(machine)}
+                  aria-label={`Revoke device ${machine.display_id}`}
+                >
+                  Revoke
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>

@@ -19,6 +19,7 @@ const LICENSE = {
   expires_at: null,
   last_seen: null,
   created_at: "2026-01-02T10:00:00.000Z",
+  offline_files_allowed: false,
 };
 function detail(status = "active") {
   return {
@@ -39,6 +40,8 @@ function detail(status = "active") {
               is_primary: true,
               bound_at: "2026-01-02T11:00:00.000Z",
               last_seen: null,
+              status: "active",
+              license_file_until: "2026-03-01T10:00:00.000Z",
             },
           ],
         },
@@ -135,10 +138,11 @@ describe("Customers", () => {
     const actions = `/api/admin/licenses/${LICENSE.license_key}/actions`;
 
     await user.click(within(license).getByRole("button", { name: "Change tier or limit" }));
-    let dialog = screen.getByRole("dialog", { name: "Change tier or device limit" });
+    let dialog = screen.getByRole("dialog", { name: "Change tier, device limit or license files" });
     await user.selectOptions(within(dialog).getByLabelText("Tier"), "pro");
     await user.clear(within(dialog).getByLabelText("Device limit"));
     await user.type(within(dialog).getByLabelText("Device limit"), "7");
+    await user.click(within(dialog).getByLabelText("License files for offline devices allowed"));
     await user.type(within(dialog).getByLabelText("Reason"), "Sales upgrade");
     await user.click(within(dialog).getByRole("button", { name: "Save changes" }));
     await vi.waitFor(() =>
@@ -147,6 +151,7 @@ describe("Customers", () => {
         reason: "Sales upgrade",
         tier: "pro",
         max_machines: 7,
+        offline_files: true,
       }),
     );
 
@@ -162,6 +167,31 @@ describe("Customers", () => {
         expires_at: "2027-03-01T23:59:59.000Z",
       }),
     );
+  });
+
+  it("revokes a device holding a license file, with a reason, and says until when the file may still run", async () => {
+    const revoke = `/api/admin/licenses/${LICENSE.license_key}/machines/grace-laptop/revoke`;
+    const api = fakeApi({
+      ...signedInAdmin(),
+      [`GET /api/admin/customers/${CUSTOMER_ID}`]: () => json(200, detail()),
+      [`POST ${revoke}`]: () =>
+        json(200, { success: true, license_file_valid_until: "2026-03-01T10:00:00.000Z", visible_within_seconds: 1 }),
+    });
+    const { user } = renderAdmin(`/admin?tab=customers&customer=${CUSTOMER_ID}`);
+    const license = await screen.findByRole("region", { name: /License FLOT-ABCDE/ });
+    expect(within(license).getByRole("table", { name: "Devices" })).toHaveTextContent("until");
+    await user.click(within(license).getByRole("button", { name: "Revoke device LAPT-1111" }));
+    const dialog = screen.getByRole("dialog", { name: "Revoke device" });
+    expect(dialog).toHaveTextContent("cannot be called back");
+    await user.click(within(dialog).getByRole("button", { name: "Revoke device" }));
+    expect(within(dialog).getByRole("alert")).toHaveTextContent("Give a reason for the change.");
+    expect(api.calls("POST", revoke)).toHaveLength(0);
+    await user.type(within(dialog).getByLabelText("Reason"), "Stolen laptop");
+    await user.click(within(dialog).getByRole("button", { name: "Revoke device" }));
+    await vi.waitFor(() => expect(api.calls("POST", revoke)[0]?.body).toEqual({ reason: "Stolen laptop" }));
+    expect(
+      await screen.findByText(/Device LAPT-1111 revoked; its license file may keep working offline until/),
+    ).toBeInTheDocument();
   });
 
   it("signs a customer out everywhere after a confirmation", async () => {

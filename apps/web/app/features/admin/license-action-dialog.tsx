@@ -2,7 +2,7 @@
 import { ADMIN_ERRORS, type LicenseAction } from "@flotilla/contracts/admin";
 import { TIER_IDS, tierById } from "@flotilla/contracts/tiers";
 import { Loader2 } from "lucide-react";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, type Ref, useEffect, useId, useRef, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
@@ -38,9 +38,10 @@ export const ACTION_TEXT: Record<ActionKind, { button: string; title: string; su
   },
   change: {
     button: "Change tier or limit",
-    title: "Change tier or device limit",
+    title: "Change tier, device limit or license files",
     submit: "Save changes",
-    explain: "A new tier brings its features and device limit; a device limit given here overrides it.",
+    explain:
+      "A new tier brings its features and device limit; a device limit given here overrides it, but never below the slots in use. License files are the owner's switch: change it for them only when they ask.",
   },
 };
 
@@ -97,14 +98,13 @@ function ActionForm({
   onClose: () => void;
 }) {
   const text = ACTION_TEXT[kind];
-  const reasonId = useId();
-  const reasonError = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const [reason, setReason] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const [endDate, setEndDate] = useState(license.expires_at?.slice(0, 10) ?? "");
   const [tier, setTier] = useState(license.tier);
   const [limit, setLimit] = useState(String(license.max_machines));
+  const [offlineFiles, setOfflineFiles] = useState(license.offline_files_allowed);
 
   // The dialog opens after this renders (showModal in the parent's effect): focus the reason once it is open.
   useEffect(() => {
@@ -135,6 +135,7 @@ function ActionForm({
         (tier === license.tier ? max !== license.max_machines : max !== tierDefault)
           ? { max_machines: max }
           : {}),
+        ...(offlineFiles !== license.offline_files_allowed ? { offline_files: offlineFiles } : {}),
       });
     } else {
       onSubmit({ action: kind, reason: trimmed });
@@ -196,33 +197,18 @@ function ActionForm({
               />
             )}
           </Field>
+          <label className="flex items-center gap-2 text-sm sm:col-span-2">
+            <input
+              type="checkbox"
+              className="size-4 accent-[var(--color-brand)]"
+              checked={offlineFiles}
+              onChange={(event) => setOfflineFiles(event.target.checked)}
+            />
+            License files for offline devices allowed
+          </label>
         </div>
       )}
-      <div className="flex flex-col gap-1">
-        <label htmlFor={reasonId} className="text-sm font-medium">
-          Reason
-        </label>
-        <textarea
-          ref={reasonRef}
-          id={reasonId}
-          required
-          rows={3}
-          maxLength={500}
-          value={reason}
-          onChange={(event) => setReason(event.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={`${reasonError}-hint${problem ? ` ${reasonError}` : ""}`}
-          className={`${inputClass} h-auto py-2`}
-        />
-        <p id={`${reasonError}-hint`} className="text-xs text-fg-muted">
-          Kept in the audit log with your account and the change.
-        </p>
-        {problem && (
-          <p id={reasonError} role="alert" className="text-sm text-red-700 dark:text-red-400">
-            {problem}
-          </p>
-        )}
-      </div>
+      <ReasonField ref={reasonRef} value={reason} onChange={setReason} problem={problem} />
       {serverError && <Banner tone="error">{serverError}</Banner>}
       <div className="flex flex-wrap justify-end gap-2 pt-2">
         <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
@@ -234,5 +220,48 @@ function ActionForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/** The reason every admin change needs: kept in the audit log (ADMIN_ERRORS.reasonRequired when missing). */
+export function ReasonField({
+  ref,
+  value,
+  onChange,
+  problem,
+}: {
+  ref: Ref<HTMLTextAreaElement>;
+  value: string;
+  onChange: (value: string) => void;
+  problem: string | null;
+}) {
+  const reasonId = useId();
+  const reasonError = useId();
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={reasonId} className="text-sm font-medium">
+        Reason
+      </label>
+      <textarea
+        ref={ref}
+        id={reasonId}
+        required
+        rows={3}
+        maxLength={500}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={`${reasonError}-hint${problem ? ` ${reasonError}` : ""}`}
+        className={`${inputClass} h-auto py-2`}
+      />
+      <p id={`${reasonError}-hint`} className="text-xs text-fg-muted">
+        Kept in the audit log with your account and the change.
+      </p>
+      {problem && (
+        <p id={reasonError} role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {problem}
+        </p>
+      )}
+    </div>
   );
 }

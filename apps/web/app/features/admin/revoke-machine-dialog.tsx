@@ -1,0 +1,101 @@
+/** An admin revokes a device: its slot is freed even while its license file works, recorded with a reason. */
+import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
+import { Loader2, ShieldOff } from "lucide-react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { Banner } from "../../components/banner";
+import { buttonClass } from "../../components/button";
+import { Modal } from "../../components/modal";
+import { type AdminMachine, adminErrorMessage } from "./api";
+import { ReasonField } from "./license-action-dialog";
+import { formatDateTime } from "./ui";
+
+export function RevokeMachineDialog({
+  machine,
+  busy,
+  error,
+  onSubmit,
+  onClose,
+}: {
+  /** The device to revoke; null when closed. */
+  machine: AdminMachine | null;
+  busy: boolean;
+  error: unknown;
+  onSubmit: (reason: string) => void;
+  onClose: () => void;
+}) {
+  return (
+    <Modal open={machine !== null} onClose={onClose} title="Revoke device" closeDisabled={busy} className="max-w-lg">
+      {machine && (
+        <RevokeForm
+          key={machine.machine_id}
+          machine={machine}
+          busy={busy}
+          error={error}
+          onSubmit={onSubmit}
+          onClose={onClose}
+        />
+      )}
+    </Modal>
+  );
+}
+
+function RevokeForm({
+  machine,
+  busy,
+  error,
+  onSubmit,
+  onClose,
+}: {
+  machine: AdminMachine;
+  busy: boolean;
+  error: unknown;
+  onSubmit: (reason: string) => void;
+  onClose: () => void;
+}) {
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
+  const [reason, setReason] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    const timer = setTimeout(() => reasonRef.current?.focus());
+    return () => clearTimeout(timer);
+  }, []);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const trimmed = reason.trim();
+    if (trimmed.length < 3) {
+      setProblem(ADMIN_ERRORS.reasonRequired);
+      reasonRef.current?.focus();
+      return;
+    }
+    setProblem(null);
+    onSubmit(trimmed);
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="mt-3 space-y-4 text-sm">
+      <p className="text-fg-muted">
+        <span className="font-mono text-fg">{machine.display_id}</span> loses its slot now and is barred until the owner
+        allows it again.{" "}
+        {machine.license_file_until
+          ? `Its license file cannot be called back: it may keep working offline until ${formatDateTime(machine.license_file_until)}.`
+          : "It holds no license file."}
+      </p>
+      <ReasonField ref={reasonRef} value={reason} onChange={setReason} problem={problem} />
+      {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}
+      <div className="flex flex-wrap justify-end gap-2 pt-2">
+        <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button type="submit" className={buttonClass("danger", "md")} disabled={busy}>
+          {busy ? (
+            <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+          ) : (
+            <ShieldOff className="size-4" aria-hidden="true" />
+          )}
+          Revoke device
+        </button>
+      </div>
+    </form>
+  );
+}
