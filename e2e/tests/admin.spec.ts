@@ -294,7 +294,9 @@ for (const theme of ["light", "dark"] as const) {
     await expect(page.getByRole("region", { name: /^License FLOT-/ })).toBeVisible();
     findings.push(await axe(page, `${theme} /admin customer`));
     await page.getByRole("button", { name: "Change tier or limit" }).click();
-    await expect(page.getByRole("dialog", { name: "Change tier, device limit or license files" }).getByLabel("Reason")).toBeFocused();
+    await expect(
+      page.getByRole("dialog", { name: "Change tier, device limit or license files" }).getByLabel("Reason"),
+    ).toBeFocused();
     findings.push(await axe(page, `${theme} /admin license dialog`));
     await page.keyboard.press("Escape");
     await expect(page.getByRole("button", { name: "Change tier or limit" })).toBeFocused();

@@ -68,3 +68,47 @@ test("portal: a full license names the refused device, frees a slot, and rotates
   await page.getByRole("button", { name: /Refresh/ }).click();
   await expect(page.getByText("3/3")).toBeVisible();
 });
+
+test("portal: a leaked key's devices holding license files are revoked, and the panel says until when their files run", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(90_000);
+  const machines = desktopCli({ rememberMachines: true });
+  await signInToDashboard(page, `leak-${Date.now()}@example.com`, "Grace Hopper");
+  const { licenseKey } = await createFreeLicense(page);
+  expect(machines(baseURL!, "grace-desk", ["activate", licenseKey]).code).toBe(0);
+
+  // License files are off until the owner turns them on: a key alone checks out nothing.
+  expect(machines(baseURL!, "thief-laptop", ["activate", licenseKey]).code).toBe(0);
+  const refused = machines(baseURL!, "thief-laptop", ["checkout", "--ttl", "90d"]);
+  expect(refused.code).not.toBe(0);
+  expect(refused.out).toContain("License files are turned off");
+  const files = page.getByRole("switch", { name: "License files for offline devices" });
+  await expect(files).toHaveAttribute("aria-checked", "false");
+  await files.click();
+  await expect(files).toHaveAttribute("aria-checked", "true");
+  expect(machines(baseURL!, "thief-laptop", ["checkout", "--ttl", "90d"]).code).toBe(0);
+
+  // The panel shows the file; its device is revoked (not removed) after a confirmation that says what that means.
+  await page.getByRole("button", { name: /Refresh/ }).click();
+  const row = page
+    .getByRole("list", { name: "Authorized devices" })
+    .getByRole("listitem")
+    .filter({ hasText: "thief-laptop" });
+  await expect(row).toContainText("License file until");
+  await row.getByRole("button", { name: "Revoke device thief-laptop" }).click();
+  const dialog = page.getByRole("dialog", { name: "Revoke this device?" });
+  await expect(dialog).toContainText("The file cannot be called back");
+  await dialog.getByRole("button", { name: "Revoke device" }).click();
+  await expect(page.getByText(/Device thief-laptop revoked\. Its slot is free now/)).toContainText(
+    /its license file may keep working offline until [A-Z][a-z]{2} \d{1,2}, \d{4}/,
+  );
+  await expect(page.getByText("1/3")).toBeVisible();
+  const removed = page.getByRole("region", { name: "Removed devices" });
+  await expect(removed).toContainText("Revoked: its license file may still work offline on that machine until");
+
+  // The revoked machine is barred; the owner's own new machine takes the slot.
+  expect(machines(baseURL!, "thief-laptop", ["heartbeat", "--json"]).out).toContain("MACHINE_REMOVED");
+  expect(machines(baseURL!, "grace-laptop", ["activate", licenseKey]).code).toBe(0);
+});

@@ -296,6 +296,10 @@ export const MachineAnalyticsResponseSchema = z.object({
 export type MachineAnalytics = z.infer<typeof MachineAnalyticsResponseSchema>["data"];
 
 export const RemoveMachineResponseSchema = z.object({ success: z.literal(true), message: z.string() });
+export const RevokeMachineResponseSchema = RemoveMachineResponseSchema.extend({
+  /** The revoked machine's license file may keep working offline until then; null when it held none. */
+  license_file_valid_until: z.string().nullable(),
+});
 
 export const LICENSE_ERRORS = {
   duplicate: "You already have an active license. Only one license per customer is allowed.",

@@ -213,7 +213,10 @@ export class CustomerLicenses {
    */
   async revokeMachine(customer: CustomerRow, licenseKey: string, machineId: string, address: string | null = null) {
     const fileValidUntil = await this.release(customer, licenseKey, machineId, address, true);
-    return LICENSE_MESSAGES.machineRevoked(fileValidUntil);
+    return {
+      message: LICENSE_MESSAGES.machineRevoked(fileValidUntil),
+      license_file_valid_until: fileValidUntil?.toISOString() ?? null,
+    };
   }
 
   private async release(

@@ -19,6 +19,7 @@ import {
   OfflineFilesRequestSchema,
   OfflineFilesResponseSchema,
   RemoveMachineResponseSchema,
+  RevokeMachineResponseSchema,
   RotateKeyResponseSchema,
   UsageRequestSchema,
   UsageResponseSchema,
@@ -459,19 +460,19 @@ export function registerLicensingRoutes(
         description: `The remedy for a leaked key (rotate it first). Like a removal, but a machine holding a license file that still works is freed too: its slot is free at once and its id is barred (MACHINE_REMOVED), while the file itself may keep working offline until it expires — the removed-devices list says until when. A license may hold at most one such revoked file per device slot at a time (409 REVOCATION_LIMIT). Never the last device (409 LAST_MACHINE).`,
         security: bearer,
         params: KeyParams.extend({ machineId: z.string().min(1).max(128) }),
-        response: { 200: RemoveMachineResponseSchema, ...errors },
+        response: { 200: RevokeMachineResponseSchema, ...errors },
       },
       config: { rateLimit: customerLimit },
       preValidation: guard,
     },
     async (request) => ({
       success: true as const,
-      message: await customers.revokeMachine(
+      ...(await customers.revokeMachine(
         sessionOf(request).customer,
         request.params.licenseKey,
         request.params.machineId,
         request.ip,
-      ),
+      )),
     }),
   );
 

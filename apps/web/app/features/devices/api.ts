@@ -73,15 +73,18 @@ export async function restoreMachine(licenseKey: string, machineId: string): Pro
   return answer?.message;
 }
 
-/** Frees a device's slot even while its license file works, and bars it (the leak remedy); the server's message. */
-export async function revokeMachine(licenseKey: string, machineId: string): Promise<string | undefined> {
+/**
+ * Frees a device's slot even while its license file works, and bars it (the leak remedy); resolves to until when its
+ * file may still run offline (null without one).
+ */
+export async function revokeMachine(licenseKey: string, machineId: string): Promise<{ fileValidUntil: string | null }> {
   requireToken();
-  const answer = await post<Answer<never> | undefined>(
+  const answer = await post<(Answer<never> & { license_file_valid_until?: string | null }) | undefined>(
     `${machinesPath(licenseKey)}/${encodeURIComponent(machineId)}/revoke`,
     undefined,
   );
   if (answer?.success === false) throw new DeviceRequestError(answer.error || MESSAGES.machineRevokeFailed);
-  return answer?.message;
+  return { fileValidUntil: answer?.license_file_valid_until ?? null };
 }
 
 export const machinesQuery = (licenseKey: string) =>

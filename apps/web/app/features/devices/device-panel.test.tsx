@@ -361,7 +361,11 @@ describe("DevicePanel: a device holding a license file", () => {
           license_file_until: "2025-09-01T12:00:00Z",
         },
       ];
-      return json(200, { success: true, message: "Device revoked. Its slot is free now." });
+      return json(200, {
+        success: true,
+        message: "Device revoked (the server's own words).",
+        license_file_valid_until: "2025-09-01T12:00:00Z",
+      });
     };
     const { user, onChanged } = renderPanel();
     const row = (await screen.findByText("THF-5555")).closest("li")!;
@@ -376,7 +380,9 @@ describe("DevicePanel: a device holding a license file", () => {
     expect(calls(`${LIST_URL}/thief-box/revoke`, "POST")).toHaveLength(0);
     await user.click(within(dialog).getByRole("button", { name: "Revoke device" }));
 
-    expect(await screen.findByText("Device revoked. Its slot is free now.")).toBeInTheDocument();
+    expect(await screen.findByText(/Device THF-5555 revoked\. Its slot is free now/)).toHaveTextContent(
+      /its license file may keep working offline until Sep 1, 2025/,
+    );
     expect(calls(`${LIST_URL}/thief-box/revoke`, "POST")).toHaveLength(1);
     expect(onChanged).toHaveBeenCalled();
     const section = await screen.findByRole("region", { name: "Removed devices" });

@@ -8,6 +8,7 @@ import { BarChart3, HeartPulse, Info, Loader2, MonitorSmartphone, RotateCw } fro
 import { useEffect, useId, useRef, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
+import { formatExactTime } from "../../lib/portal-format";
 import {
   deviceErrorMessage,
   machineKeys,
@@ -114,9 +115,13 @@ export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: Devic
     setRemoveError(null);
     setSuccessMessage(null);
     try {
-      const message = await revocation.mutateAsync(machine.machine_id);
+      const { fileValidUntil } = await revocation.mutateAsync(machine.machine_id);
       setRevoking(null);
-      setSuccessMessage(message || `Device ${machine.display_id} revoked`);
+      setSuccessMessage(
+        `Device ${machine.display_id} revoked. Its slot is free now and it cannot validate again until you allow it back${
+          fileValidUntil ? `; its license file may keep working offline until ${formatExactTime(fileValidUntil)}` : ""
+        }.`,
+      );
       setChoosing(false);
       await queryClient.invalidateQueries({ queryKey: machineKeys.all(licenseKey) });
       onChanged?.();

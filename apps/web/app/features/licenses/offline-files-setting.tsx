@@ -39,8 +39,8 @@ export function OfflineFilesSetting({ licenseKey, allowed, onChanged }: OfflineF
 
   return (
     <div className="mt-5 rounded-lg border border-border p-3" data-testid="offline-files">
-      <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="flex min-w-0 items-start gap-3">
+      <div className="flex items-start justify-between gap-3">
+        <div className="flex min-w-0 flex-1 items-start gap-3">
           <FileKey className="mt-0.5 size-4 shrink-0 text-fg-muted" aria-hidden="true" />
           <div className="min-w-0 text-sm">
             <p id={labelId} className="font-medium">
@@ -70,9 +70,10 @@ export function OfflineFilesSetting({ licenseKey, allowed, onChanged }: OfflineF
           </span>
         </button>
       </div>
-      <div aria-live="polite" className="empty:hidden mt-2">
-        {message && <p className="text-xs text-fg-muted">{message}</p>}
-      </div>
+      {/* The description above already changed; screen readers hear the server's confirmation. */}
+      <p aria-live="polite" className="sr-only">
+        {message}
+      </p>
       {error && (
         <div className="mt-2">
           <Banner tone="error">{error}</Banner>
