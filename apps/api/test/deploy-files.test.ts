@@ -12,6 +12,8 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const read = (path: string) => readFileSync(`${ROOT}${path}`, "utf8");
 // @ts-expect-error -- untyped .mjs module shared with `npm run cluster`
 const { renderNginxConf } = await import("../../../scripts/lib/cluster.mjs");
+// @ts-expect-error -- untyped .mjs module shared with .ci/run
+const { PRODUCTION_NODE } = await import("../../../scripts/lib/node-runtime.mjs");
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed YAML document, read field by field.
 const compose: any = parse(read("deploy/compose.yaml"), { merge: true });
@@ -60,6 +62,11 @@ describe("deploy/", () => {
     expect(dockerfile).toContain("COPY --from=build /app/apps/web/build/client apps/web/build/client");
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/api\/ready/);
+    // Every stage runs the Node.js CI proves the suite on (.ci/run), and a supported LTS (decision 0041).
+    const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
+    expect(bases).toEqual(Array(3).fill(`node:${PRODUCTION_NODE}-bookworm-slim`));
+    expect(Number(PRODUCTION_NODE.split(".")[0]) % 2, "an even (LTS) line").toBe(0);
+    expect(Number(PRODUCTION_NODE.split(".")[0])).toBeGreaterThanOrEqual(24);
     // The origin is the running instance's (public-origin.test.ts): nothing hands it to the build.
     expect(dockerfile).not.toMatch(/^\s*(ARG|ENV)\b.*PUBLIC_ORIGIN/m);
   });
