@@ -137,7 +137,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     counterLagMs: () => licensingForMetrics?.recorder.lagMs() ?? 0,
     cache: () => licensingForMetrics?.cache.stats ?? { hits: 0, misses: 0 },
   });
-  await registerOpenApi(app);
+  await registerOpenApi(app, { publicOrigin: config.publicOrigin });
   await app.register(compress, { threshold: 1024 });
 
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { PUBLIC_ORIGIN_PLACEHOLDER } from "@flotilla/contracts/brand";
 import { buildApp } from "../app";
 import { loadConfig } from "../config";
 
@@ -15,6 +16,8 @@ export async function openApiDocument(): Promise<unknown> {
     dataDir: null,
     database: { kind: "pglite", dataDir: null } as const,
     backgroundJobs: false,
+    // The build writes this placeholder wherever an origin belongs; each instance serves its own (decision 0024).
+    publicOrigin: PUBLIC_ORIGIN_PLACEHOLDER,
     // In memory only: nothing is signed or sent while the document is read.
     appSecret: "openapi-export-openapi-export-openapi-export",
   };

@@ -1,10 +1,88 @@
-/** The OpenAPI 3 document, built from the same zod schemas that validate the routes. */
+/**
+ * The OpenAPI 3.1 document, built from the same zod schemas that validate the routes, in the shape integrators' tools
+ * expect (Redocly's recommended rules, code generators; decision 0042):
+ *   - every operation has a stable, readable `operationId` from OPERATION_IDS below: lowerCamelCase, a verb and what
+ *     it acts on (`validateLicense`, `listMachines`); operations of the admin API start with `admin`;
+ *   - every operation says how it is authorised: the bearer session where the route declares it, `security: []`
+ *     (public) everywhere else;
+ *   - `servers` names the deployment's public origin.
+ * Routes that are not API operations (the static site) are hidden by their own schema.
+ */
 import swagger from "@fastify/swagger";
 import { BRAND } from "@flotilla/contracts";
 import type { FastifyInstance } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 
-export async function registerOpenApi(app: FastifyInstance) {
+/**
+ * "METHOD /path" (OpenAPI path syntax) → operationId. Renaming one breaks every generated client: add, don't rename.
+ * The test in openapi-lint.test.ts fails when an operation has no entry here or an entry names no operation.
+ */
+export const OPERATION_IDS: Readonly<Record<string, string>> = {
+  "GET /api/health": "getHealth",
+  "GET /api/ready": "getReadiness",
+  "POST /api/signup": "joinEarlyAccess",
+  "POST /api/newsletter": "subscribeToNewsletter",
+  "GET /api/newsletter/unsubscribe": "unsubscribeFromNewsletter",
+  "POST /api/newsletter/confirm": "confirmNewsletterSubscription",
+  "POST /api/auth/google/url": "startSignIn",
+  "GET /api/auth/google/url": "startSignInByQuery",
+  "POST /api/auth/google/callback": "finishSignIn",
+  "POST /api/auth/adopt": "adoptSession",
+  "GET /api/auth/validate": "validateSession",
+  "POST /api/auth/logout": "signOut",
+  "POST /api/auth/logout-all": "signOutEverywhere",
+  "POST /api/auth/refresh": "refreshSession",
+  "GET /api/auth/profile": "getProfile",
+  "POST /api/license/validate": "validateLicense",
+  "POST /api/license/usage": "reportUsage",
+  "POST /api/license/heartbeat": "sendHeartbeat",
+  "POST /api/license/deactivate": "deactivateMachine",
+  "POST /api/license/checkout": "checkOutLicenseFile",
+  "POST /api/license/offline-activations": "activateOffline",
+  "GET /api/license/public-key": "getLicensePublicKey",
+  "GET /api/license/tiers": "listTiers",
+  "GET /api/license/configurations": "listClientConfigurations",
+  "GET /api/license/health": "getLicensingHealth",
+  "GET /api/customer/dashboard": "getDashboard",
+  "POST /api/customer/licenses": "createLicense",
+  "POST /api/customer/licenses/{licenseKey}/rotate": "rotateLicenseKey",
+  "PUT /api/customer/licenses/{licenseKey}/offline-files": "setOfflineFiles",
+  "DELETE /api/customer/licenses/{licenseKey}/refusals": "dismissRefusedActivations",
+  "GET /api/customer/activity": "listActivity",
+  "GET /api/license/machines/{licenseKey}": "listMachines",
+  "GET /api/license/machines/{licenseKey}/analytics": "getMachineAnalytics",
+  "DELETE /api/license/machines/{licenseKey}/{machineId}": "removeMachine",
+  "POST /api/license/machines/{licenseKey}/{machineId}/revoke": "revokeMachine",
+  "POST /api/license/machines/{licenseKey}/{machineId}/restore": "restoreMachine",
+  "GET /api/admin/me": "adminGetMe",
+  "GET /api/admin/signups": "adminListSignups",
+  "GET /api/admin/signups/counts": "adminCountSignups",
+  "GET /api/admin/signups/export": "adminExportSignups",
+  "GET /api/admin/subscribers": "adminListSubscribers",
+  "GET /api/admin/subscribers/export": "adminExportSubscribers",
+  "GET /api/admin/customers": "adminListCustomers",
+  "GET /api/admin/customers/{customerId}": "adminGetCustomer",
+  "POST /api/admin/customers/{customerId}/sign-out-everywhere": "adminSignOutCustomerEverywhere",
+  "POST /api/admin/licenses/{licenseKey}/actions": "adminChangeLicense",
+  "POST /api/admin/licenses/{licenseKey}/machines/{machineId}/revoke": "adminRevokeMachine",
+  "GET /api/admin/audit": "adminListAuditEvents",
+  "GET /api/admin/webhooks": "adminListWebhookEndpoints",
+  "POST /api/admin/webhooks": "adminCreateWebhookEndpoint",
+  "GET /api/admin/webhooks/{endpointId}": "adminGetWebhookEndpoint",
+  "PATCH /api/admin/webhooks/{endpointId}": "adminUpdateWebhookEndpoint",
+  "DELETE /api/admin/webhooks/{endpointId}": "adminDeleteWebhookEndpoint",
+  "POST /api/admin/webhooks/{endpointId}/rotate-secret": "adminRotateWebhookSecret",
+  "POST /api/admin/webhooks/{endpointId}/test": "adminSendWebhookTest",
+  "GET /api/admin/webhooks/{endpointId}/deliveries": "adminListWebhookDeliveries",
+  "POST /api/admin/webhooks/{endpointId}/deliveries/{deliveryId}/resend": "adminResendWebhookDelivery",
+};
+
+/** Fastify's `/a/:b` as OpenAPI's `/a/{b}`. */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+}
+
+export async function registerOpenApi(app: FastifyInstance, options: { publicOrigin: string }) {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -12,12 +90,15 @@ export async function registerOpenApi(app: FastifyInstance) {
         title: `${BRAND.name} API`,
         version: "1.0.0",
         description: `The JSON API behind the ${BRAND.name} site, customer portal and desktop app. Errors are { success: false, error, code }.`,
+        license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
       },
+      servers: [{ url: options.publicOrigin, description: `${BRAND.name} at this deployment's public origin` }],
       tags: [
         { name: "Early access", description: "Signup and newsletter" },
         { name: "Sign-in", description: "OpenID Connect sign-in and bearer sessions" },
         { name: "Licensing", description: "What the desktop app calls with its license key" },
         { name: "Customer", description: "The signed-in customer's licenses, devices and usage (bearer token)" },
+        { name: "Admin", description: "The operator's console (bearer token of an admin)" },
         { name: "Service", description: "Health and readiness" },
       ],
       components: {
@@ -30,6 +111,16 @@ export async function registerOpenApi(app: FastifyInstance) {
         },
       },
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => {
+      const transformed = jsonSchemaTransform(input);
+      const { schema } = transformed;
+      if (!schema || schema.hide) return transformed;
+      const method = String(Array.isArray(input.route.method) ? input.route.method[0] : input.route.method);
+      const operationId = OPERATION_IDS[`${method.toUpperCase()} ${openApiPath(input.url)}`];
+      return {
+        ...transformed,
+        schema: { ...schema, security: schema.security ?? [], ...(operationId ? { operationId } : {}) },
+      };
+    },
   });
 }

@@ -194,6 +194,8 @@ export async function sitePlugin(
   app.route({
     method: ["GET", "HEAD"],
     url: "/*",
+    // The static site is not an API operation: it stays out of the OpenAPI document.
+    schema: { hide: true },
     handler: async (request, reply) => {
       const pathname = decodeURIComponent(new URL(request.url, "http://x").pathname);
       const clean = normalize(pathname).replace(/\/+$/, "") || "/";
