@@ -9,7 +9,8 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
-import { closeRedis, connectRedis, connectSubscriber } from "./lib/redis";
+import { withDeadline } from "./lib/deadline";
+import { closeRedis, connectRedis, connectSubscriber, RedisGate } from "./lib/redis";
 import { RequestLogs } from "./lib/request-logging";
 import { loadOrCreateSecret } from "./lib/secrets";
 import { AdminRoles } from "./modules/admin/roles";
@@ -58,6 +59,8 @@ export interface Lifecycle {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9-]{16,64}$/;
+/** The readiness probe answers within about this long whatever its peers do (Docker's probe waits 3 s). */
+const READY_CHECK_TIMEOUT_MS = 1_000;
 
 /** Query strings can carry tokens (unsubscribe links): logs keep the path only. */
 function pathOnly(url: string): string {
@@ -122,13 +125,17 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const database = await openDatabase(config.database);
   app.decorate("database", database);
   const secret = config.appSecret ?? loadOrCreateSecret(config.dataDir);
+  const redisBounds = { commandTimeoutMs: config.redisCommandTimeoutMs, coolDownMs: config.redisBreakerCoolDownMs };
   const redis = config.redisUrl
-    ? connectRedis(config.redisUrl, (error) => app.log.warn({ err: error }, "redis error"))
+    ? connectRedis(config.redisUrl, redisBounds, (error) => app.log.warn({ err: error }, "redis error"))
     : null;
+  const redisGate = new RedisGate(redis, redisBounds, {
+    onChange: (state) => app.log.warn({ circuit: state }, `redis circuit ${state}`),
+  });
 
   await registerSecurity(app, config);
   await app.register(cookie);
-  await registerRateLimit(app, config, redis, () => metrics.redisFallback());
+  await registerRateLimit(app, config, redisGate, () => metrics.redisFallback());
   // Sources are read when scraped: the services they read are created below.
   let licensingForMetrics: LicensingService | null = null;
   const metrics: Metrics = registerMetrics(app, {
@@ -136,6 +143,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     pool: () => database.poolStats(),
     counterLagMs: () => licensingForMetrics?.recorder.lagMs() ?? 0,
     cache: () => licensingForMetrics?.cache.stats ?? { hits: 0, misses: 0 },
+    redisCircuit: () => (redis ? redisGate.breaker.state : null),
   });
   await registerOpenApi(app);
   await app.register(compress, { threshold: 1024 });
@@ -159,30 +167,27 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         tags: ["Service"],
         summary: "Readiness: the database answers and the instance is not shutting down; Redis reported",
         description:
-          "503 while draining after SIGTERM or when the database does not answer. Redis is reported (`ok`, `down`, or `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes are seen within a second by expiry.",
+          `Answers within about ${READY_CHECK_TIMEOUT_MS / 1000} s whatever its peers do. 503 while draining after SIGTERM, or when the database does not answer within that time (down or stalled). ` +
+          "Redis is reported (`ok`, `down` when it does not answer in time or is being skipped after failures, `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes arrive through the database (decision 0037).",
         response: { 200: ReadySchema, 503: ApiErrorSchema.extend({ checks: ChecksSchema.optional() }) },
       },
     },
     async (_request, reply) => {
-      const redisState = !redis ? ("off" as const) : redis.status === "ready" ? ("ok" as const) : ("down" as const);
       if (lifecycle.draining) {
         return reply.code(503).send({ success: false, error: "Shutting down", code: "NOT_READY" });
       }
-      try {
-        await database.ping();
-        return {
-          success: true as const,
-          status: "ready" as const,
-          checks: { database: "ok" as const, redis: redisState },
-        };
-      } catch {
-        return reply.code(503).send({
-          success: false,
-          error: "Database unavailable",
-          code: "NOT_READY",
-          checks: { database: "down", redis: redisState },
-        });
+      const [databaseState, redisState] = await Promise.all([
+        withDeadline(database.ping(), READY_CHECK_TIMEOUT_MS, "database").then(
+          () => "ok" as const,
+          () => "down" as const,
+        ),
+        redisGate.check(),
+      ]);
+      const checks = { database: databaseState, redis: redisState };
+      if (databaseState === "down") {
+        return reply.code(503).send({ success: false, error: "Database unavailable", code: "NOT_READY", checks });
       }
+      return { success: true as const, status: "ready" as const, checks: { ...checks, database: "ok" as const } };
     },
   );
   api.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
@@ -216,7 +221,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     : null;
   // The cache's TTL depends on whether invalidations can arrive (license-cache.ts).
   const cache: LicenseCache = new LicenseCache(() => invalidation.ttlMs());
-  const invalidation = new LicenseInvalidation(cache, redis, subscriber, app.log);
+  const invalidation = new LicenseInvalidation(cache, redisGate, subscriber, app.log);
   const licensing = new LicensingService(
     database.db,
     signer,

@@ -75,6 +75,8 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(5).max(5_000).default(50),
+  REDIS_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   TRUST_PROXY: TrustProxySchema.default(false),
   BODY_LIMIT: z.coerce
@@ -146,6 +148,9 @@ export interface Config {
   dataDir: string | null;
   database: DatabaseOptions;
   redisUrl: string | null;
+  /** How long a Redis command may take before the caller falls back; how long Redis is skipped after failures. */
+  redisCommandTimeoutMs: number;
+  redisBreakerCoolDownMs: number;
   appSecret: string | null;
   trustProxy: TrustProxy;
   bodyLimit: number;
@@ -245,6 +250,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { kind: "postgres", url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
       : { kind: "pglite", dataDir: resolve(dataDir, "pglite") },
     redisUrl: e.REDIS_URL ?? null,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+    redisBreakerCoolDownMs: e.REDIS_BREAKER_COOLDOWN_MS,
     appSecret: e.APP_SECRET ?? null,
     trustProxy: e.TRUST_PROXY,
     bodyLimit: e.BODY_LIMIT,

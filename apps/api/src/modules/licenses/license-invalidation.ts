@@ -5,6 +5,7 @@
  * (license-cache.ts), and the whole cache is dropped when the subscription comes back.
  */
 import { Redis } from "ioredis";
+import type { RedisGate } from "../../lib/redis";
 import type { LicenseCache } from "./license-cache";
 import { LICENSE_CACHE_FALLBACK_TTL_MS, LICENSE_CACHE_LOCAL_TTL_MS, LICENSE_CACHE_TTL_MS } from "./license-cache";
 
@@ -15,8 +16,8 @@ export class LicenseInvalidation {
 
   constructor(
     private readonly cache: LicenseCache,
-    /** The instance's command connection (publishing), or null without Redis. */
-    private readonly publisher: Redis | null,
+    /** The instance's command connection (publishing), through its bounds and circuit breaker. */
+    private readonly publisher: RedisGate,
     /** A dedicated connection in subscriber mode, or null without Redis. */
     private readonly subscriber: Redis | null,
     private readonly log: { warn(details: object, message: string): void },
@@ -57,17 +58,25 @@ export class LicenseInvalidation {
   /** A license changed: forget it here now, everywhere else as soon as the message arrives. */
   async changed(licenseKey: string): Promise<void> {
     this.cache.invalidate(licenseKey);
-    const publisher = this.publisher;
-    if (publisher?.status !== "ready") return;
-    await publisher.publish(LICENSE_CHANGED_CHANNEL, licenseKey).catch((error: unknown) => {
-      this.log.warn({ err: error, licenseKey }, "publishing a license change failed: other instances see it by TTL");
-    });
+    if (!this.publisher.redis) return;
+    await this.publisher
+      .run((redis) => redis.publish(LICENSE_CHANGED_CHANNEL, licenseKey))
+      .catch((error: unknown) => {
+        this.log.warn({ err: error, licenseKey }, "publishing a license change failed: other instances see it by TTL");
+      });
   }
 }
 
 /** For processes that change licenses without serving (the admin CLI): one message, then disconnect. */
 export async function publishLicenseChange(redisUrl: string, licenseKey: string): Promise<boolean> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
+  // Bounded like the servers' connection: a frozen Redis costs the CLI a second, not forever.
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    commandTimeout: 1_000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     await redis.publish(LICENSE_CHANGED_CHANNEL, licenseKey);
