@@ -9,7 +9,7 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
-import { withDeadline } from "./lib/deadline";
+import { withDeadline } from "./lib/peer-waits";
 import { closeRedis, connectRedis, connectSubscriber, RedisGate } from "./lib/redis";
 import { RequestLogs } from "./lib/request-logging";
 import { loadOrCreateSecret } from "./lib/secrets";

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BRAND } from "@flotilla/contracts/brand";
 import { z } from "zod";
+import { DEFAULT_POSTGRES_BOUNDS } from "./db/bounded-postgres";
 import type { DatabaseOptions } from "./db/client";
 
 /** Where `npm run build` puts the prerendered site, relative to this package. */
@@ -73,6 +74,18 @@ const EnvSchema = z.object({
   SERVE_SITE: booleanFlag.default(true),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(DEFAULT_POSTGRES_BOUNDS.connectTimeoutMs),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(DEFAULT_POSTGRES_BOUNDS.statementTimeoutMs),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(5).max(5_000).default(50),
@@ -247,7 +260,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteDir: e.SERVE_SITE ? e.SITE_DIR : null,
     dataDir,
     database: e.DATABASE_URL
-      ? { kind: "postgres", url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+      ? {
+          kind: "postgres",
+          url: e.DATABASE_URL,
+          poolSize: e.DATABASE_POOL_SIZE,
+          connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+        }
       : { kind: "pglite", dataDir: resolve(dataDir, "pglite") },
     redisUrl: e.REDIS_URL ?? null,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

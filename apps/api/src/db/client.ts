@@ -12,6 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { boundedPool, DEFAULT_POSTGRES_BOUNDS } from "./bounded-postgres";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -28,7 +29,14 @@ export interface DatabaseHandle {
 }
 
 export type DatabaseOptions =
-  | { kind: "postgres"; url: string; poolSize?: number }
+  | {
+      kind: "postgres";
+      url: string;
+      poolSize?: number;
+      /** Bounds on every wait (db/bounded-postgres.ts); DEFAULT_POSTGRES_BOUNDS when not given. */
+      connectTimeoutMs?: number;
+      statementTimeoutMs?: number;
+    }
   | { kind: "pglite"; dataDir: string | null };
 
 /** The SQL migrations, found beside the sources whether we run from src (tests) or from the bundle in dist. */
@@ -40,18 +48,23 @@ const MIGRATION_LOCK_ID = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === "postgres") {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
-    pool.on("error", () => {
-      // An idle client lost its connection; the pool replaces it on next use.
-    });
-    const client = await pool.connect();
+    const bounds = {
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_POSTGRES_BOUNDS.connectTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_POSTGRES_BOUNDS.statementTimeoutMs,
+    };
+    // Migrations on a connection of their own, without the statement timeout: waiting for another instance's
+    // migrations (the advisory lock) or building an index may take longer than any request should.
+    const migrator = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: bounds.connectTimeoutMs });
+    migrator.on("error", () => undefined);
+    await migrator.connect();
     try {
-      await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-      await migrateNodePg(drizzleNodePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+      await migrator.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+      await migrateNodePg(drizzleNodePg(migrator, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
-      client.release();
+      await migrator.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
+      await migrator.end().catch(() => undefined);
     }
+    const pool = boundedPool(options.url, options.poolSize ?? 10, bounds);
     const db = drizzleNodePg(pool, { schema }) as unknown as Database;
     return {
       db,
