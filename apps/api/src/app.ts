@@ -256,7 +256,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     config,
   });
   if (config.env !== "production") registerDevMailPage(app, database.db);
-  const mail = createMailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom, db: database.db });
+  const mail = createMailSender({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    db: database.db,
+    timeoutMs: config.smtpTimeoutMs,
+  });
   if (!config.smtpUrl && config.env === "production") {
     app.log.warn("SMTP_URL is not set: mail is kept in the database (dev_mail) and not sent");
   }

@@ -130,6 +130,7 @@ const EnvSchema = z.object({
     .default([]),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).optional(),
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
@@ -197,6 +198,8 @@ export interface Config {
   /** SMTP server for mail (smtp[s]://user:pass@host:port); null keeps mail in the development outbox (/dev/mail). */
   smtpUrl: string | null;
   mailFrom: string;
+  /** The longest one mail may take to send, every SMTP wait included. */
+  smtpTimeoutMs: number;
   /** How often this instance looks for outbox rows to deliver. */
   outboxIntervalMs: number;
   webhookTimeoutMs: number;
@@ -299,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminEmails: e.ADMIN_EMAILS,
     smtpUrl: e.SMTP_URL ?? null,
     mailFrom: e.MAIL_FROM ?? `${BRAND.name} <no-reply@${new URL(publicOrigin).hostname}>`,
+    smtpTimeoutMs: e.SMTP_TIMEOUT_MS,
     outboxIntervalMs: e.OUTBOX_INTERVAL_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
   };

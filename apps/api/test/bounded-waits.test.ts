@@ -6,13 +6,17 @@
  * forever".
  */
 
+import net from "node:net";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Config } from "../src/config";
 import { CircuitBreaker, CircuitOpenError } from "../src/lib/circuit-breaker";
 import { REDIS_FAILURES_TO_OPEN } from "../src/lib/redis";
+import { createMailSender } from "../src/outbox/mail";
+import { sendWebhook } from "../src/outbox/webhooks";
+import { validSignup } from "./fixtures";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
-import { fakeRedis, freezableProxy, within } from "./helpers/stalling-peers";
+import { fakeRedis, freezableProxy, listenOnLoopback, silentServer, within } from "./helpers/stalling-peers";
 import { createTestApp, createTestDatabase, onPostgres, testConfig } from "./helpers/test-app";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -257,5 +261,112 @@ describe.runIf(onPostgres)("a PostgreSQL link that stalls", () => {
       Array.from({ length: 5 }, () => db.execute(sql`select now() = statement_timestamp() as outside_transaction`)),
     )) as unknown as Array<{ rows: unknown[] }>;
     expect(states.map((result) => result.rows[0])).toEqual(Array(5).fill({ outside_transaction: true }));
+  });
+});
+
+/**
+ * A TCP server that, on every connection, writes `prefix` at once and then `script` a byte at a time, one every
+ * `everyMs` (and never ends).
+ */
+async function trickler(script: string, prefix = "", everyMs = 100) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    if (prefix) socket.write(prefix);
+    let at = 0;
+    const timer = setInterval(() => {
+      if (socket.destroyed) return clearInterval(timer);
+      socket.write(script[at % script.length]!);
+      at += 1;
+    }, everyMs);
+    socket.on("close", () => clearInterval(timer));
+  });
+  const port = await listenOnLoopback(server);
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+  cleanups.push(close);
+  return { port };
+}
+
+describe("outbox peers that stall", () => {
+  const hook = (port: number) =>
+    sendWebhook(
+      {
+        url: `http://127.0.0.1:${port}/hook`,
+        secrets: ["whsec_test"],
+        eventId: "evt_1",
+        eventType: "webhook.test",
+        body: "{}",
+      },
+      { policy: "development", timeoutMs: 1_000 },
+    );
+
+  it("a webhook receiver that never answers, trickles its headers, or trickles its body: each attempt ends within the timeout", async () => {
+    const silent = await silentServer();
+    cleanups.push(silent.close);
+    const slowHeaders = await trickler("HTTP/1.1 200 OK\r\nX-Padding: " + "a".repeat(10_000));
+    const slowBody = await trickler("b".repeat(100_000), "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n");
+    for (const [name, receiver, expected] of [
+      ["silent", silent.port, { ok: false, statusCode: null }],
+      ["trickled headers", slowHeaders.port, { ok: false, statusCode: null }],
+      // The status line said 200: delivered, whatever the body does afterwards (receivers dedupe by event id).
+      ["trickled body", slowBody.port, { ok: true, statusCode: 200 }],
+    ] as const) {
+      const started = Date.now();
+      const attempt = await within(5_000, hook(receiver));
+      expect(attempt, name).toMatchObject(expected);
+      expect(Date.now() - started, name).toBeLessThan(2_500);
+    }
+  });
+
+  it("an SMTP server that accepts and never greets, or trickles its greeting: the send fails within SMTP_TIMEOUT_MS", async () => {
+    const silent = await silentServer();
+    cleanups.push(silent.close);
+    const slowGreeting = await trickler("220 mail.example ESMTP " + "x".repeat(10_000));
+    const { app } = await createTestApp();
+    cleanups.push(() => app.close());
+    for (const port of [silent.port, slowGreeting.port]) {
+      const mail = createMailSender({
+        smtpUrl: `smtp://127.0.0.1:${port}`,
+        from: "Flotilla <no-reply@example.com>",
+        db: app.database.db,
+        timeoutMs: 1_000,
+      });
+      const started = Date.now();
+      const sent = await within(
+        5_000,
+        mail.send("evt_1", "someone@example.com", { subject: "s", text: "t", html: "<p>t</p>", headers: {} }).then(
+          () => "sent",
+          (error: Error) => error,
+        ),
+      );
+      mail.close();
+      expect(sent).toBeInstanceOf(Error);
+      expect(Date.now() - started).toBeLessThan(2_500);
+    }
+  });
+
+  it("an outbox round with a stalled SMTP server ends within the bound, and the mail waits for its retry (not lost)", async () => {
+    const silent = await silentServer();
+    const app = await appWith(
+      { smtpUrl: `smtp://127.0.0.1:${silent.port}`, smtpTimeoutMs: 1_000, backgroundJobs: false },
+      [silent],
+    );
+    const signup = await app.inject({
+      method: "POST",
+      url: "/api/signup",
+      payload: validSignup({ email: "stalled.smtp@example.com" }),
+    });
+    expect(signup.statusCode).toBe(200);
+    const started = Date.now();
+    const outcome = await within(10_000, app.outbox.runOnce());
+    expect(outcome).toMatchObject({ delivered: 0, dead: 0 });
+    expect(outcome !== "no answer" && outcome.retrying).toBeGreaterThanOrEqual(1);
+    expect(outcome !== "no answer" && outcome.retrying).toBe(outcome !== "no answer" && outcome.claimed);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
