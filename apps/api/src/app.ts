@@ -50,7 +50,11 @@ declare module "fastify" {
   }
 }
 
-const ChecksSchema = z.object({ database: z.enum(["ok", "down"]), redis: z.enum(["ok", "down", "off"]) });
+const ChecksSchema = z.object({
+  database: z.enum(["ok", "down"]),
+  redis: z.enum(["ok", "down", "off"]),
+  change_feed: z.enum(["ok", "down", "off"]),
+});
 const ReadySchema = z.object({ success: z.literal(true), status: z.literal("ready"), checks: ChecksSchema });
 
 /** Shared with the server entry: set when SIGTERM arrives, so readiness fails while in-flight work drains. */
@@ -138,12 +142,15 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await registerRateLimit(app, config, redisGate, () => metrics.redisFallback());
   // Sources are read when scraped: the services they read are created below.
   let licensingForMetrics: LicensingService | null = null;
+  // Created below with the licensing service; readiness and metrics read it when asked.
+  let invalidationForReadiness: LicenseInvalidation | null = null;
   const metrics: Metrics = registerMetrics(app, {
     instance: config.instanceId,
     pool: () => database.poolStats(),
     counterLagMs: () => licensingForMetrics?.recorder.lagMs() ?? 0,
     cache: () => licensingForMetrics?.cache.stats ?? { hits: 0, misses: 0 },
     redisCircuit: () => (redis ? redisGate.breaker.state : null),
+    changeChannels: () => invalidationForReadiness?.channels() ?? { postgres: "off", redis: "off" },
   });
   await registerOpenApi(app);
   await app.register(compress, { threshold: 1024 });
@@ -168,7 +175,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         summary: "Readiness: the database answers and the instance is not shutting down; Redis reported",
         description:
           `Answers within about ${READY_CHECK_TIMEOUT_MS / 1000} s whatever its peers do. 503 while draining after SIGTERM, or when the database does not answer within that time (down or stalled). ` +
-          "Redis is reported (`ok`, `down` when it does not answer in time or is being skipped after failures, `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes arrive through the database (decision 0037).",
+          "Redis is reported (`ok`, `down` when it does not answer in time or is being skipped after failures, `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes arrive through the database. `change_feed` says whether license changes made by other instances arrive by message (`ok`), or may be missed so that cached license state lives a second (`down`: the listening connection failed or went silent), or there is no other instance (`off`: the embedded database). Decision 0037.",
         response: { 200: ReadySchema, 503: ApiErrorSchema.extend({ checks: ChecksSchema.optional() }) },
       },
     },
@@ -183,7 +190,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         ),
         redisGate.check(),
       ]);
-      const checks = { database: databaseState, redis: redisState };
+      const checks = {
+        database: databaseState,
+        redis: redisState,
+        change_feed: invalidationForReadiness?.changeFeedState() ?? ("off" as const),
+      };
       if (databaseState === "down") {
         return reply.code(503).send({ success: false, error: "Database unavailable", code: "NOT_READY", checks });
       }
@@ -221,7 +232,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     : null;
   // The cache's TTL depends on whether invalidations can arrive (license-cache.ts).
   const cache: LicenseCache = new LicenseCache(() => invalidation.ttlMs());
-  const invalidation = new LicenseInvalidation(cache, redisGate, subscriber, app.log);
+  const invalidation = new LicenseInvalidation(cache, { redis: redisGate, subscriber, database }, app.log);
+  invalidationForReadiness = invalidation;
+  await invalidation.started();
   const licensing = new LicensingService(
     database.db,
     signer,
@@ -303,6 +316,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await outboxRunner.stop();
     mail.close();
     await licensing.recorder.stop();
+    await invalidation.close();
     if (subscriber) subscriber.disconnect();
     if (redis) await closeRedis(redis);
     await database.close();

@@ -12,7 +12,9 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { withDeadline } from "../lib/peer-waits";
 import { boundedPool, DEFAULT_POSTGRES_BOUNDS } from "./bounded-postgres";
+import { type ChangeFeed, type FeedHandlers, listenForChanges } from "./change-feed";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -25,8 +27,19 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** Connection pool figures (PostgreSQL), or null for the embedded database. */
   poolStats(): { total: number; idle: number; waiting: number } | null;
+  /**
+   * PostgreSQL: a change feed on `channel` (db/change-feed.ts), on a connection of its own. Null on the embedded
+   * database: one process, nobody else to hear from.
+   */
+  listen(channel: string, handlers: FeedHandlers): ChangeFeed | null;
+  /** Sends `payload` to every instance listening on `channel` (PostgreSQL NOTIFY); nothing on the embedded database. */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Closes the pool; connections that do not close within a few seconds (a stalled server) are dropped. */
   close(): Promise<void>;
 }
+
+/** How long closing waits for the pool's connections to end politely. */
+const CLOSE_TIMEOUT_MS = 2_000;
 
 export type DatabaseOptions =
   | {
@@ -73,7 +86,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         await pool.query("SELECT 1");
       },
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => pool.end(),
+      listen: (channel, handlers) => listenForChanges(options.url, channel, handlers, bounds),
+      notify: async (channel, payload) => {
+        await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+      },
+      close: async () => {
+        const ending = pool.end();
+        await withDeadline(ending, CLOSE_TIMEOUT_MS, "PostgreSQL").catch(() => {
+          // pg-pool has no public way to drop its connections: end the sockets it still holds.
+          const clients = (pool as unknown as { _clients: Array<{ connection?: { stream?: { destroy(): void } } }> })
+            ._clients;
+          for (const client of clients) client.connection?.stream?.destroy();
+        });
+      },
     };
   }
 
@@ -90,6 +115,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       await client.query("SELECT 1");
     },
     poolStats: () => null,
+    listen: () => null,
+    notify: async () => {},
     close: () => client.close(),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics (prom-client) at GET /metrics, per instance (label `instance`): request rate and latency per
  * route, validation codes, the counter flush (lag, duration, failures), database pool use, rate-limit refusals,
- * the license cache's hits and misses, Redis fallbacks and its circuit breaker, and the process's own figures. nginx does not expose
+ * the license cache's hits and misses, Redis fallbacks and its circuit breaker, the license-change channels, and the
+ * process's own figures. nginx does not expose
  * /metrics publicly (deploy/nginx.conf.template): scrape each instance directly.
  */
 import type { FastifyInstance } from "fastify";
@@ -17,6 +18,8 @@ export interface MetricsSources {
   cache: () => { hits: number; misses: number };
   /** The Redis circuit breaker's state, or null without Redis. */
   redisCircuit: () => CircuitState | null;
+  /** Whether license changes arrive on each channel (license-invalidation.ts). */
+  changeChannels: () => Record<"postgres" | "redis", "ok" | "down" | "off">;
 }
 
 export interface Metrics {
@@ -114,6 +117,19 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources): 
     collect() {
       const state = sources.redisCircuit();
       if (state !== null) this.set(state === "open" ? 1 : state === "half-open" ? 0.5 : 0);
+    },
+  });
+
+  new client.Gauge({
+    name: "flotilla_license_change_channel_up",
+    help: "1 while license changes made elsewhere arrive on this channel (postgres: LISTEN feed; redis: subscription), 0 while it is down; absent when not configured",
+    labelNames: ["channel"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [channel, state] of Object.entries(sources.changeChannels())) {
+        if (state !== "off") this.set({ channel }, state === "ok" ? 1 : 0);
+      }
     },
   });
 
