@@ -308,7 +308,7 @@ describe("outbox peers that stall", () => {
   it("a webhook receiver that never answers, trickles its headers, or trickles its body: each attempt ends within the timeout", async () => {
     const silent = await silentServer();
     cleanups.push(silent.close);
-    const slowHeaders = await trickler("HTTP/1.1 200 OK\r\nX-Padding: " + "a".repeat(10_000));
+    const slowHeaders = await trickler(`HTTP/1.1 200 OK\r\nX-Padding: ${"a".repeat(10_000)}`);
     const slowBody = await trickler("b".repeat(100_000), "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n");
     for (const [name, receiver, expected] of [
       ["silent", silent.port, { ok: false, statusCode: null }],
@@ -326,7 +326,7 @@ describe("outbox peers that stall", () => {
   it("an SMTP server that accepts and never greets, or trickles its greeting: the send fails within SMTP_TIMEOUT_MS", async () => {
     const silent = await silentServer();
     cleanups.push(silent.close);
-    const slowGreeting = await trickler("220 mail.example ESMTP " + "x".repeat(10_000));
+    const slowGreeting = await trickler(`220 mail.example ESMTP ${"x".repeat(10_000)}`);
     const { app } = await createTestApp();
     cleanups.push(() => app.close());
     for (const port of [silent.port, slowGreeting.port]) {
