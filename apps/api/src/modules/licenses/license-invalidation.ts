@@ -135,7 +135,8 @@ export class LicenseInvalidation {
 
 /**
  * For processes that change licenses without serving (the admin CLI): the same two messages, each bounded (a
- * frozen Redis costs the CLI a second, not forever). True when at least one was sent.
+ * frozen Redis costs the CLI about two seconds — the handshake's command timeout, then closing the socket — not
+ * forever). True when at least one was sent.
  */
 export async function announceLicenseChange(
   database: Pick<DatabaseHandle, "notify" | "kind">,
@@ -151,7 +152,7 @@ export async function announceLicenseChange(
   if (!redisUrl) return notified;
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
-    connectTimeout: 2_000,
+    connectTimeout: 1_000,
     commandTimeout: 1_000,
     maxRetriesPerRequest: 1,
     retryStrategy: () => null,
