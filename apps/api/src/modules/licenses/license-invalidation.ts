@@ -15,6 +15,7 @@
  * Whenever the deciding channel goes down or comes back, the whole cache is dropped: entries cached while it was up
  * would otherwise outlive what it can vouch for, and messages may have been missed meanwhile.
  */
+import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { ChangeFeed, FeedHandlers } from "../../db/change-feed";
 import type { DatabaseHandle } from "../../db/client";
@@ -24,6 +25,21 @@ import { LICENSE_CACHE_FALLBACK_TTL_MS, LICENSE_CACHE_LOCAL_TTL_MS, LICENSE_CACH
 
 /** The channel's name, in Redis and in PostgreSQL (a quoted identifier there). */
 export const LICENSE_CHANGED_CHANNEL = "flotilla:license-changed";
+
+/**
+ * A PostgreSQL message says who sent it: "<sender> <license key>" (keys hold no spaces). The sender ignores its own
+ * echo — it forgot the key when it made the change — so that a late echo does not empty the cache a moment later.
+ */
+function feedMessage(sender: string, licenseKey: string): string {
+  return `${sender} ${licenseKey}`;
+}
+
+function readFeedMessage(payload: string): { sender: string | null; licenseKey: string } {
+  const space = payload.indexOf(" ");
+  return space === -1
+    ? { sender: null, licenseKey: payload }
+    : { sender: payload.slice(0, space), licenseKey: payload.slice(space + 1) };
+}
 
 export type ChannelState = "ok" | "down" | "off";
 
@@ -35,6 +51,8 @@ interface Log {
 export class LicenseInvalidation {
   private subscribed = false;
   private readonly feed: ChangeFeed | null;
+  /** This process's name on the feed. */
+  private readonly sender = randomUUID();
 
   constructor(
     private readonly cache: LicenseCache,
@@ -49,7 +67,10 @@ export class LicenseInvalidation {
     private readonly log: Log,
   ) {
     const feedHandlers: FeedHandlers = {
-      message: (licenseKey) => cache.invalidate(licenseKey),
+      message: (payload) => {
+        const { sender, licenseKey } = readFeedMessage(payload);
+        if (sender !== this.sender) cache.invalidate(licenseKey);
+      },
       up: () => {
         cache.clear();
         log.info({}, "license change feed (PostgreSQL) listening");
@@ -110,9 +131,11 @@ export class LicenseInvalidation {
   async changed(licenseKey: string): Promise<void> {
     this.cache.invalidate(licenseKey);
     await Promise.all([
-      this.peers.database.notify(LICENSE_CHANGED_CHANNEL, licenseKey).catch((error: unknown) => {
-        this.log.warn({ err: error, licenseKey }, "announcing a license change in PostgreSQL failed");
-      }),
+      this.peers.database
+        .notify(LICENSE_CHANGED_CHANNEL, feedMessage(this.sender, licenseKey))
+        .catch((error: unknown) => {
+          this.log.warn({ err: error, licenseKey }, "announcing a license change in PostgreSQL failed");
+        }),
       this.peers.redis.redis
         ? this.peers.redis
             .run((redis) => redis.publish(LICENSE_CHANGED_CHANNEL, licenseKey))
@@ -145,7 +168,7 @@ export async function announceLicenseChange(
 ): Promise<boolean> {
   const notified =
     database.kind === "postgres" &&
-    (await database.notify(LICENSE_CHANGED_CHANNEL, licenseKey).then(
+    (await database.notify(LICENSE_CHANGED_CHANNEL, feedMessage("admin-cli", licenseKey)).then(
       () => true,
       () => false,
     ));
