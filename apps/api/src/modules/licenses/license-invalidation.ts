@@ -158,8 +158,8 @@ export class LicenseInvalidation {
 
 /**
  * For processes that change licenses without serving (the admin CLI): the same two messages, each bounded (a
- * frozen Redis costs the CLI about two seconds — the handshake's command timeout, then closing the socket — not
- * forever). True when at least one was sent.
+ * frozen Redis costs the CLI a few seconds — about 3 in the cluster suite: the handshake's command timeout, then
+ * closing the socket — not forever). True when at least one was sent.
  */
 export async function announceLicenseChange(
   database: Pick<DatabaseHandle, "notify" | "kind">,
