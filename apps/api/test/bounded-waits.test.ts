@@ -224,6 +224,31 @@ describe.runIf(onPostgres)("a PostgreSQL link that stalls", () => {
     expect((await app.inject({ url: "/api/customer/dashboard", headers: bearer(token) })).statusCode).toBe(200);
   });
 
+  it("every pool connection busy: a request waits DATABASE_CONNECT_TIMEOUT_MS for one, then gets a 503", async () => {
+    const database = await createTestDatabase();
+    if (database.options.kind !== "postgres") throw new Error("PostgreSQL only");
+    const app = await appWith({ database: { ...database.options, poolSize: 1, connectTimeoutMs: 500 } }, [
+      { close: () => database.drop() },
+    ]);
+    const { token } = await licensedCustomer(app, "busy-pool");
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holder = app.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1`);
+      await held; // the only connection stays checked out (well within the idle-in-transaction timeout)
+    });
+    try {
+      const started = Date.now();
+      const answer = await within(5_000, app.inject({ url: "/api/customer/dashboard", headers: bearer(token) }));
+      expect(answer === "no answer" ? answer : answer.statusCode).toBe(503);
+      expect(Date.now() - started).toBeLessThan(2_500);
+    } finally {
+      release();
+      await holder;
+    }
+    expect((await app.inject({ url: "/api/customer/dashboard", headers: bearer(token) })).statusCode).toBe(200);
+  });
+
   it("a transaction cut by the stall is rolled back, never handed half-done to the next user of its connection", async () => {
     const { app, proxy } = await stallableApp();
     const db = app.database.db;
