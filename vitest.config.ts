@@ -34,8 +34,10 @@ export default defineConfig({
           root: "apps/api",
           environment: "node",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          // The cluster suite runs the real topology: `npm run test:cluster` (vitest.cluster.config.ts).
-          exclude: ["test/cluster/**"],
+          // The cluster suite runs the real topology: `npm run test:cluster` (vitest.cluster.config.ts). Files named
+          // *.postgres.test.ts prove what only a PostgreSQL server can show (a link to stall, LISTEN/NOTIFY across
+          // instances): they run in the api-postgres project below.
+          exclude: ["test/cluster/**", "test/**/*.postgres.test.ts"],
           testTimeout: 20_000,
           hookTimeout: 30_000,
         },

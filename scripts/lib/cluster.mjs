@@ -148,9 +148,19 @@ export async function startCluster(options = {}) {
         if (!ready) throw new Error(`${name} did not become ready (see ${join(runtime, `${name}.log`)})`);
         return instance;
       },
+      /** Freezes the process (SIGSTOP): its kernel still accepts connections, the process answers nothing. */
+      freeze() {
+        if (instance.alive) instance.process.kill("SIGSTOP");
+      },
+      /** Lets a frozen process run again (SIGCONT). */
+      thaw() {
+        if (instance.alive) instance.process.kill("SIGCONT");
+      },
       /** Sends a signal and waits for the exit (SIGTERM drains; SIGKILL is a crash). */
       async kill(signal = "SIGTERM") {
         if (!instance.alive) return instance.exited;
+        // A frozen process would never act on the signal.
+        instance.process.kill("SIGCONT");
         instance.process.kill(signal);
         return instance.exited;
       },

@@ -9,7 +9,8 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
-import { closeRedis, connectRedis, connectSubscriber } from "./lib/redis";
+import { withDeadline } from "./lib/peer-waits";
+import { closeRedis, connectRedis, connectSubscriber, RedisGate } from "./lib/redis";
 import { RequestLogs } from "./lib/request-logging";
 import { loadOrCreateSecret } from "./lib/secrets";
 import { AdminRoles } from "./modules/admin/roles";
@@ -49,7 +50,11 @@ declare module "fastify" {
   }
 }
 
-const ChecksSchema = z.object({ database: z.enum(["ok", "down"]), redis: z.enum(["ok", "down", "off"]) });
+const ChecksSchema = z.object({
+  database: z.enum(["ok", "down"]),
+  redis: z.enum(["ok", "down", "off"]),
+  change_feed: z.enum(["ok", "down", "off"]),
+});
 const ReadySchema = z.object({ success: z.literal(true), status: z.literal("ready"), checks: ChecksSchema });
 
 /** Shared with the server entry: set when SIGTERM arrives, so readiness fails while in-flight work drains. */
@@ -58,6 +63,8 @@ export interface Lifecycle {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9-]{16,64}$/;
+/** The readiness probe answers within about this long whatever its peers do (Docker's probe waits 3 s). */
+const READY_CHECK_TIMEOUT_MS = 1_000;
 
 /** Query strings can carry tokens (unsubscribe links): logs keep the path only. */
 function pathOnly(url: string): string {
@@ -122,20 +129,28 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const database = await openDatabase(config.database);
   app.decorate("database", database);
   const secret = config.appSecret ?? loadOrCreateSecret(config.dataDir);
+  const redisBounds = { commandTimeoutMs: config.redisCommandTimeoutMs, coolDownMs: config.redisBreakerCoolDownMs };
   const redis = config.redisUrl
-    ? connectRedis(config.redisUrl, (error) => app.log.warn({ err: error }, "redis error"))
+    ? connectRedis(config.redisUrl, redisBounds, (error) => app.log.warn({ err: error }, "redis error"))
     : null;
+  const redisGate = new RedisGate(redis, redisBounds, {
+    onChange: (state) => app.log.warn({ circuit: state }, `redis circuit ${state}`),
+  });
 
   await registerSecurity(app, config);
   await app.register(cookie);
-  await registerRateLimit(app, config, redis, () => metrics.redisFallback());
+  await registerRateLimit(app, config, redisGate, () => metrics.redisFallback());
   // Sources are read when scraped: the services they read are created below.
   let licensingForMetrics: LicensingService | null = null;
+  // Created below with the licensing service; readiness and metrics read it when asked.
+  let invalidationForReadiness: LicenseInvalidation | null = null;
   const metrics: Metrics = registerMetrics(app, {
     instance: config.instanceId,
     pool: () => database.poolStats(),
     counterLagMs: () => licensingForMetrics?.recorder.lagMs() ?? 0,
     cache: () => licensingForMetrics?.cache.stats ?? { hits: 0, misses: 0 },
+    redisCircuit: () => (redis ? redisGate.breaker.state : null),
+    changeChannels: () => invalidationForReadiness?.channels() ?? { postgres: "off", redis: "off" },
   });
   await registerOpenApi(app, { publicOrigin: config.publicOrigin });
   await app.register(compress, { threshold: 1024 });
@@ -159,30 +174,31 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         tags: ["Service"],
         summary: "Readiness: the database answers and the instance is not shutting down; Redis reported",
         description:
-          "503 while draining after SIGTERM or when the database does not answer. Redis is reported (`ok`, `down`, or `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes are seen within a second by expiry.",
+          `Answers within about ${READY_CHECK_TIMEOUT_MS / 1000} s whatever its peers do. 503 while draining after SIGTERM, or when the database does not answer within that time (down or stalled). ` +
+          "Redis is reported (`ok`, `down` when it does not answer in time or is being skipped after failures, `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes arrive through the database. `change_feed` says whether license changes made by other instances arrive by message (`ok`), or may be missed so that cached license state lives a second (`down`: the listening connection failed or went silent), or there is no other instance (`off`: the embedded database). Decision 0037.",
         response: { 200: ReadySchema, 503: ApiErrorSchema.extend({ checks: ChecksSchema.optional() }) },
       },
     },
     async (_request, reply) => {
-      const redisState = !redis ? ("off" as const) : redis.status === "ready" ? ("ok" as const) : ("down" as const);
       if (lifecycle.draining) {
         return reply.code(503).send({ success: false, error: "Shutting down", code: "NOT_READY" });
       }
-      try {
-        await database.ping();
-        return {
-          success: true as const,
-          status: "ready" as const,
-          checks: { database: "ok" as const, redis: redisState },
-        };
-      } catch {
-        return reply.code(503).send({
-          success: false,
-          error: "Database unavailable",
-          code: "NOT_READY",
-          checks: { database: "down", redis: redisState },
-        });
+      const [databaseState, redisState] = await Promise.all([
+        withDeadline(database.ping(), READY_CHECK_TIMEOUT_MS, "database").then(
+          () => "ok" as const,
+          () => "down" as const,
+        ),
+        redisGate.check(),
+      ]);
+      const checks = {
+        database: databaseState,
+        redis: redisState,
+        change_feed: invalidationForReadiness?.changeFeedState() ?? ("off" as const),
+      };
+      if (databaseState === "down") {
+        return reply.code(503).send({ success: false, error: "Database unavailable", code: "NOT_READY", checks });
       }
+      return { success: true as const, status: "ready" as const, checks: { ...checks, database: "ok" as const } };
     },
   );
   api.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
@@ -216,7 +232,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     : null;
   // The cache's TTL depends on whether invalidations can arrive (license-cache.ts).
   const cache: LicenseCache = new LicenseCache(() => invalidation.ttlMs());
-  const invalidation = new LicenseInvalidation(cache, redis, subscriber, app.log);
+  const invalidation = new LicenseInvalidation(cache, { redis: redisGate, subscriber, database }, app.log);
+  invalidationForReadiness = invalidation;
+  await invalidation.started();
   const licensing = new LicensingService(
     database.db,
     signer,
@@ -251,7 +269,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     config,
   });
   if (config.env !== "production") registerDevMailPage(app, database.db);
-  const mail = createMailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom, db: database.db });
+  const mail = createMailSender({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    db: database.db,
+    timeoutMs: config.smtpTimeoutMs,
+  });
   if (!config.smtpUrl && config.env === "production") {
     app.log.warn("SMTP_URL is not set: mail is kept in the database (dev_mail) and not sent");
   }
@@ -293,6 +316,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     await outboxRunner.stop();
     mail.close();
     await licensing.recorder.stop();
+    await invalidation.close();
     if (subscriber) subscriber.disconnect();
     if (redis) await closeRedis(redis);
     await database.close();

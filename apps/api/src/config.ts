@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BRAND } from "@flotilla/contracts/brand";
 import { z } from "zod";
+import { DEFAULT_POSTGRES_BOUNDS } from "./db/bounded-postgres";
 import type { DatabaseOptions } from "./db/client";
 
 /** Where `npm run build` puts the prerendered site, relative to this package. */
@@ -73,8 +74,22 @@ const EnvSchema = z.object({
   SERVE_SITE: booleanFlag.default(true),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(DEFAULT_POSTGRES_BOUNDS.connectTimeoutMs),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(DEFAULT_POSTGRES_BOUNDS.statementTimeoutMs),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(5).max(5_000).default(50),
+  REDIS_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   TRUST_PROXY: TrustProxySchema.default(false),
   BODY_LIMIT: z.coerce
@@ -115,6 +130,7 @@ const EnvSchema = z.object({
     .default([]),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).optional(),
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
@@ -146,6 +162,9 @@ export interface Config {
   dataDir: string | null;
   database: DatabaseOptions;
   redisUrl: string | null;
+  /** How long a Redis command may take before the caller falls back; how long Redis is skipped after failures. */
+  redisCommandTimeoutMs: number;
+  redisBreakerCoolDownMs: number;
   appSecret: string | null;
   trustProxy: TrustProxy;
   bodyLimit: number;
@@ -179,6 +198,8 @@ export interface Config {
   /** SMTP server for mail (smtp[s]://user:pass@host:port); null keeps mail in the development outbox (/dev/mail). */
   smtpUrl: string | null;
   mailFrom: string;
+  /** The longest one mail may take to send, every SMTP wait included. */
+  smtpTimeoutMs: number;
   /** How often this instance looks for outbox rows to deliver. */
   outboxIntervalMs: number;
   webhookTimeoutMs: number;
@@ -242,9 +263,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteDir: e.SERVE_SITE ? e.SITE_DIR : null,
     dataDir,
     database: e.DATABASE_URL
-      ? { kind: "postgres", url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+      ? {
+          kind: "postgres",
+          url: e.DATABASE_URL,
+          poolSize: e.DATABASE_POOL_SIZE,
+          connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+        }
       : { kind: "pglite", dataDir: resolve(dataDir, "pglite") },
     redisUrl: e.REDIS_URL ?? null,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+    redisBreakerCoolDownMs: e.REDIS_BREAKER_COOLDOWN_MS,
     appSecret: e.APP_SECRET ?? null,
     trustProxy: e.TRUST_PROXY,
     bodyLimit: e.BODY_LIMIT,
@@ -273,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminEmails: e.ADMIN_EMAILS,
     smtpUrl: e.SMTP_URL ?? null,
     mailFrom: e.MAIL_FROM ?? `${BRAND.name} <no-reply@${new URL(publicOrigin).hostname}>`,
+    smtpTimeoutMs: e.SMTP_TIMEOUT_MS,
     outboxIntervalMs: e.OUTBOX_INTERVAL_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
   };

@@ -51,7 +51,11 @@ describe("deploy/", () => {
     const rendered: string = renderNginxConf(nginx.environment);
     expect(rendered).not.toMatch(/\$\{FLOTILLA_/);
     expect(rendered).toContain("server api1:3000");
-    expect(rendered).toContain("proxy_next_upstream error timeout http_502 http_503 non_idempotent;");
+    // A POST that was sent is repeated on another instance only where repeating is harmless (decision 0037).
+    const retries = [...rendered.matchAll(/proxy_next_upstream ([^;]*);/g)].map((match) => match[1]);
+    expect(retries).toEqual(["error timeout", "error timeout non_idempotent"]);
+    expect(rendered).toMatch(/location ~ \^\/api\/license\/\(validate\|heartbeat\)\$ \{[^}]*non_idempotent;/);
+    expect(rendered).toContain("proxy_read_timeout 10s;");
     expect(rendered).toContain("proxy_set_header X-Request-Id $request_id;");
   });
 

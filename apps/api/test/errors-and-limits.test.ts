@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validSignup } from "./fixtures";
-import { createTestApp } from "./helpers/test-app";
+import { createTestApp, onPostgres } from "./helpers/test-app";
 
 let app: FastifyInstance;
 let close: () => Promise<void>;
@@ -25,7 +25,7 @@ describe("errors, readiness, headers and rate limits", () => {
     expect((await app.inject("/api/ready")).json()).toEqual({
       success: true,
       status: "ready",
-      checks: { database: "ok", redis: "off" },
+      checks: { database: "ok", redis: "off", change_feed: onPostgres ? "ok" : "off" },
     });
   });
 

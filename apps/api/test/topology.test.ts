@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LicenseCache } from "../src/modules/licenses/license-cache";
 import type { LicenseState } from "../src/modules/licenses/queries";
 import { devSignIn } from "./helpers/dev-sign-in";
-import { createTestApp } from "./helpers/test-app";
+import { createTestApp, onPostgres } from "./helpers/test-app";
 
 let app: FastifyInstance;
 let close: () => Promise<void>;
@@ -22,7 +22,7 @@ describe("readiness", () => {
     expect((await app.inject("/api/ready")).json()).toEqual({
       success: true,
       status: "ready",
-      checks: { database: "ok", redis: "off" },
+      checks: { database: "ok", redis: "off", change_feed: onPostgres ? "ok" : "off" },
     });
     app.lifecycle.draining = true;
     try {

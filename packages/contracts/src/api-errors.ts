@@ -16,4 +16,6 @@ export const ERROR_CODES = {
   payloadTooLarge: "PAYLOAD_TOO_LARGE",
   unsupportedMediaType: "UNSUPPORTED_MEDIA_TYPE",
   internal: "INTERNAL_ERROR",
+  /** A peer (the database) did not answer within its bound: retry shortly (503, Retry-After). */
+  unavailable: "UNAVAILABLE",
 } as const;

@@ -16,7 +16,7 @@ import { grantAdmin, revokeAdmin } from "../modules/admin/roles";
 import { recordEvent } from "../modules/events/record";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
 import { LICENSE_CACHE_LOCAL_TTL_MS } from "../modules/licenses/license-cache";
-import { publishLicenseChange } from "../modules/licenses/license-invalidation";
+import { announceLicenseChange } from "../modules/licenses/license-invalidation";
 import { setLicenseStatus } from "../modules/licenses/queries";
 import { createLicenseSigner } from "../modules/licenses/signing";
 import { listSubscribers } from "../modules/newsletter/queries";
@@ -71,7 +71,8 @@ async function changeLicenseStatus(
     if (status === "active" && row.expiresAt && row.expiresAt <= new Date()) {
       console.error(`Its end date ${row.expiresAt.toISOString()} has passed: it still validates as EXPIRED.`);
     }
-    if (config.redisUrl && (await publishLicenseChange(config.redisUrl, row.licenseKey))) {
+    // PostgreSQL NOTIFY and a Redis message, like a change made by a server (decision 0037).
+    if (await announceLicenseChange(database, config.redisUrl, row.licenseKey)) {
       console.error("Running servers see the change within a second.");
     } else {
       console.error(`Running servers see the change within ${LICENSE_CACHE_LOCAL_TTL_MS / 1000} s.`);

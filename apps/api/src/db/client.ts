@@ -12,6 +12,9 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { withDeadline } from "../lib/peer-waits";
+import { boundedPool, DEFAULT_POSTGRES_BOUNDS } from "./bounded-postgres";
+import { type ChangeFeed, type FeedHandlers, listenForChanges } from "./change-feed";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -24,11 +27,29 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** Connection pool figures (PostgreSQL), or null for the embedded database. */
   poolStats(): { total: number; idle: number; waiting: number } | null;
+  /**
+   * PostgreSQL: a change feed on `channel` (db/change-feed.ts), on a connection of its own. Null on the embedded
+   * database: one process, nobody else to hear from.
+   */
+  listen(channel: string, handlers: FeedHandlers): ChangeFeed | null;
+  /** Sends `payload` to every instance listening on `channel` (PostgreSQL NOTIFY); nothing on the embedded database. */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Closes the pool; connections that do not close within a few seconds (a stalled server) are dropped. */
   close(): Promise<void>;
 }
 
+/** How long closing waits for the pool's connections to end politely. */
+const CLOSE_TIMEOUT_MS = 2_000;
+
 export type DatabaseOptions =
-  | { kind: "postgres"; url: string; poolSize?: number }
+  | {
+      kind: "postgres";
+      url: string;
+      poolSize?: number;
+      /** Bounds on every wait (db/bounded-postgres.ts); DEFAULT_POSTGRES_BOUNDS when not given. */
+      connectTimeoutMs?: number;
+      statementTimeoutMs?: number;
+    }
   | { kind: "pglite"; dataDir: string | null };
 
 /** The SQL migrations, found beside the sources whether we run from src (tests) or from the bundle in dist. */
@@ -40,18 +61,23 @@ const MIGRATION_LOCK_ID = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === "postgres") {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
-    pool.on("error", () => {
-      // An idle client lost its connection; the pool replaces it on next use.
-    });
-    const client = await pool.connect();
+    const bounds = {
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_POSTGRES_BOUNDS.connectTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_POSTGRES_BOUNDS.statementTimeoutMs,
+    };
+    // Migrations on a connection of their own, without the statement timeout: waiting for another instance's
+    // migrations (the advisory lock) or building an index may take longer than any request should.
+    const migrator = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: bounds.connectTimeoutMs });
+    migrator.on("error", () => undefined);
+    await migrator.connect();
     try {
-      await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-      await migrateNodePg(drizzleNodePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+      await migrator.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+      await migrateNodePg(drizzleNodePg(migrator, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
-      client.release();
+      await migrator.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
+      await migrator.end().catch(() => undefined);
     }
+    const pool = boundedPool(options.url, options.poolSize ?? 10, bounds);
     const db = drizzleNodePg(pool, { schema }) as unknown as Database;
     return {
       db,
@@ -60,7 +86,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         await pool.query("SELECT 1");
       },
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => pool.end(),
+      listen: (channel, handlers) => listenForChanges(options.url, channel, handlers, bounds),
+      notify: async (channel, payload) => {
+        await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+      },
+      close: async () => {
+        const ending = pool.end();
+        await withDeadline(ending, CLOSE_TIMEOUT_MS, "PostgreSQL").catch(() => {
+          // pg-pool has no public way to drop its connections: end the sockets it still holds.
+          const clients = (pool as unknown as { _clients: Array<{ connection?: { stream?: { destroy(): void } } }> })
+            ._clients;
+          for (const client of clients) client.connection?.stream?.destroy();
+        });
+      },
     };
   }
 
@@ -77,6 +115,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       await client.query("SELECT 1");
     },
     poolStats: () => null,
+    listen: () => null,
+    notify: async () => {},
     close: () => client.close(),
   };
 }

@@ -23,6 +23,8 @@ export const OUTBOX_RETRY = {
   baseMs: 30_000,
   capMs: 6 * HOUR_MS,
   windowMs: WEBHOOK_RETRY_WINDOW_HOURS * HOUR_MS,
+  // Longer than any one delivery can take (WEBHOOK_TIMEOUT_MS and SMTP_TIMEOUT_MS are at most 60 s): a runner that is
+  // still delivering never loses its rows to another runner.
   leaseMs: 2 * MINUTE_MS,
   batch: 25,
 } as const;

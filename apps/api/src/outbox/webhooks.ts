@@ -1,4 +1,8 @@
-/** Sends one webhook: a signed POST, no redirects followed, a short timeout, SSRF rules on every connection. */
+/**
+ * Sends one webhook: a signed POST, no redirects followed, SSRF rules on every connection, and one deadline for the
+ * whole attempt — connecting, the answer's headers and its body. A socket idle timeout alone would let a receiver
+ * that trickles a byte now and then hold the outbox round for hours (decision 0037).
+ */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { BRAND } from "@flotilla/contracts/brand";
@@ -32,19 +36,25 @@ export async function sendWebhook(
   const timestamp = Math.floor((options.now?.() ?? Date.now()) / 1000);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise<WebhookAttempt>((resolve) => {
-    const done = (statusCode: number | null, error: string | null) =>
+    let settled = false;
+    /** Known once the answer's headers are in: then it decides, whatever happens to the body. */
+    let answered: number | null = null;
+    const done = (statusCode: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
       resolve({
         ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
         statusCode,
         error,
         durationMs: Date.now() - started,
       });
+    };
     const req = send(
       url,
       {
         method: "POST",
         lookup: guardedLookup(options.policy) as never,
-        timeout: options.timeoutMs,
         headers: {
           "content-type": "application/json",
           "user-agent": `${BRAND.name}-Webhooks/1`,
@@ -55,6 +65,7 @@ export async function sendWebhook(
         },
       },
       (res) => {
+        answered = res.statusCode ?? null;
         // Read (and discard) at most a little of the answer: the status code is what counts.
         let read = 0;
         res.on("data", (chunk: Buffer) => {
@@ -66,8 +77,14 @@ export async function sendWebhook(
         res.on("close", () => done(res.statusCode ?? null, null));
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
-    req.on("error", (error: NodeJS.ErrnoException) => done(null, error.message.slice(0, 300)));
+    // The whole attempt, not the socket's idle time: the answer's status (and body) within timeoutMs, or it is cut.
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      done(answered, answered === null ? error.message.slice(0, 300) : null),
+    );
     req.end(input.body);
   });
 }

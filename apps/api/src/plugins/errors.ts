@@ -1,10 +1,12 @@
 /**
  * One error handler for the whole API: bad input → 400 with the schema's message, malformed JSON → 400,
- * oversized body → 413, rate limits → 429; nothing a client sends produces a 5xx or a stack trace.
+ * oversized body → 413, rate limits → 429; nothing a client sends produces a 5xx or a stack trace. A peer that
+ * did not answer in time (lib/peer-waits.ts) → 503 with Retry-After.
  */
 import { ERROR_CODES } from "@flotilla/contracts/api-errors";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { isPeerUnavailable } from "../lib/peer-waits";
 
 /** A failure a service raises on purpose, with the status and message the client should see. */
 export class HttpProblem extends Error {
@@ -60,6 +62,15 @@ export function registerErrorHandler(app: FastifyInstance) {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ success: false, error: error.message || "Bad request", code: error.code });
+    }
+    if (isPeerUnavailable(error)) {
+      // A peer (PostgreSQL) did not answer within its bound: nothing is wrong with the request.
+      request.log.warn({ err: error }, "a peer did not answer in time");
+      return reply.code(503).header("retry-after", "1").send({
+        success: false,
+        error: "The service is briefly unavailable. Please try again.",
+        code: ERROR_CODES.unavailable,
+      });
     }
     request.log.error({ err: error }, "unhandled error");
     return reply.code(500).send({ success: false, error: "Internal server error", code: ERROR_CODES.internal });

@@ -1,11 +1,13 @@
 /**
  * Prometheus metrics (prom-client) at GET /metrics, per instance (label `instance`): request rate and latency per
  * route, validation codes, the counter flush (lag, duration, failures), database pool use, rate-limit refusals,
- * the license cache's hits and misses, Redis fallbacks, and the process's own figures. nginx does not expose
+ * the license cache's hits and misses, Redis fallbacks and its circuit breaker, the license-change channels, and the
+ * process's own figures. nginx does not expose
  * /metrics publicly (deploy/nginx.conf.template): scrape each instance directly.
  */
 import type { FastifyInstance } from "fastify";
 import client from "prom-client";
+import type { CircuitState } from "../lib/circuit-breaker";
 
 export interface MetricsSources {
   instance: string;
@@ -14,6 +16,10 @@ export interface MetricsSources {
   /** Age of the oldest validation counter not yet written, in ms (0 when none waits). */
   counterLagMs: () => number;
   cache: () => { hits: number; misses: number };
+  /** The Redis circuit breaker's state, or null without Redis. */
+  redisCircuit: () => CircuitState | null;
+  /** Whether license changes arrive on each channel (license-invalidation.ts). */
+  changeChannels: () => Record<"postgres" | "redis", "ok" | "down" | "off">;
 }
 
 export interface Metrics {
@@ -101,8 +107,30 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources): 
   );
   const fallbacks = new client.Counter({
     name: "flotilla_redis_fallbacks_total",
-    help: "Rate-limit counts taken in this process because Redis did not answer",
+    help: "Rate-limit counts taken in this process because Redis did not answer in time or was being skipped",
     registers: [registry],
+  });
+  new client.Gauge({
+    name: "flotilla_redis_circuit_open",
+    help: "1 while Redis is skipped after repeated failures or timeouts (0.5 while one call probes it), else 0",
+    registers: [registry],
+    collect() {
+      const state = sources.redisCircuit();
+      if (state !== null) this.set(state === "open" ? 1 : state === "half-open" ? 0.5 : 0);
+    },
+  });
+
+  new client.Gauge({
+    name: "flotilla_license_change_channel_up",
+    help: "1 while license changes made elsewhere arrive on this channel (postgres: LISTEN feed; redis: subscription), 0 while it is down; absent when not configured",
+    labelNames: ["channel"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [channel, state] of Object.entries(sources.changeChannels())) {
+        if (state !== "off") this.set({ channel }, state === "ok" ? 1 : 0);
+      }
+    },
   });
 
   app.addHook("onResponse", (request, reply, done) => {

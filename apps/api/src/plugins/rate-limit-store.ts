@@ -1,13 +1,14 @@
 /**
  * The counter store behind @fastify/rate-limit (its `store` option). Fixed windows per key:
  *   - in Redis when REDIS_URL is set, so every instance counts against the same budget;
- *   - in this process otherwise, and whenever Redis does not answer: limits degrade to per instance, never to
- *     "no limit" and never to an error.
+ *   - in this process otherwise, and whenever Redis does not answer — within the command timeout, or at once
+ *     while the circuit is open (lib/redis.ts): limits degrade to per instance, never to "no limit", never to an
+ *     error and never to a wait.
  * The in-process map never evicts a live window (an LRU would let a flood of new addresses reset everyone's
  * counters); expired windows are swept as time passes. Memory is bounded by the distinct keys one window
  * sees, which the per-address limits themselves bound.
  */
-import type { Redis } from "ioredis";
+import type { RedisGate } from "../lib/redis";
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 
@@ -43,7 +44,7 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then ttl = 0 end
 return {tonumber(current), ttl}`;
 
-type RedisWithScripts = Redis & {
+type RedisWithScripts = NonNullable<RedisGate["redis"]> & {
   flotillaRateLimitIncr(key: string, windowMs: number): Promise<[number, number]>;
   flotillaRateLimitRead(key: string): Promise<[number, number]>;
   flotillaRateLimitDecr(key: string): Promise<number>;
@@ -88,7 +89,7 @@ export class MemoryWindows {
 }
 
 export interface RateLimitStoreOptions {
-  redis: Redis | null;
+  redis: RedisGate;
   /** Called when Redis failed and the in-process counters answered instead. */
   onFallback?: (error: unknown) => void;
   namespace?: string;
@@ -104,22 +105,19 @@ export interface RateLimitCounters {
 
 export function createRateLimitCounters(options: RateLimitStoreOptions): RateLimitCounters {
   const memory = new MemoryWindows();
-  const redis = options.redis as RedisWithScripts | null;
+  const gate = options.redis;
+  const redis = gate.redis as RedisWithScripts | null;
   if (redis && !redis.flotillaRateLimitIncr) {
     redis.defineCommand("flotillaRateLimitIncr", { numberOfKeys: 1, lua: INCR_SCRIPT });
     redis.defineCommand("flotillaRateLimitRead", { numberOfKeys: 1, lua: READ_SCRIPT });
     redis.defineCommand("flotillaRateLimitDecr", { numberOfKeys: 1, lua: DECR_SCRIPT });
   }
   const namespace = options.namespace ?? "flotilla-rl:";
-  /** Redis when it is connected; on any failure, this process's counters for that call. */
+  /** Redis when it answers in time; otherwise (not connected, circuit open, timeout, error) this process's counters. */
   async function either<T>(viaRedis: (r: RedisWithScripts) => Promise<T>, local: () => T): Promise<T> {
     if (!redis) return local();
-    if (redis.status !== "ready") {
-      options.onFallback?.(new Error(`redis is ${redis.status}`));
-      return local();
-    }
     try {
-      return await viaRedis(redis);
+      return await gate.run((connection) => viaRedis(connection as RedisWithScripts));
     } catch (error) {
       options.onFallback?.(error);
       return local();

@@ -1,6 +1,6 @@
 /**
  * Rate limits (@fastify/rate-limit). Counters live in Redis when REDIS_URL is set (shared by every instance)
- * and fall back to this process when Redis does not answer (rate-limit-store.ts).
+ * and fall back to this process when Redis does not answer in time (rate-limit-store.ts, lib/redis.ts).
  *
  * - Per client address: routes opt in with `config.rateLimit` (the plugin's onRequest hook). Addresses come from
  *   `request.ip` (TRUST_PROXY decides which hop that is); IPv6 clients share one budget per /64, since anyone
@@ -11,8 +11,8 @@
  */
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Redis } from "ioredis";
 import type { Config } from "../config";
+import type { RedisGate } from "../lib/redis";
 import { createRateLimitCounters, createRateLimitStore, type RateLimitCounters } from "./rate-limit-store";
 
 declare module "fastify" {
@@ -38,7 +38,7 @@ function tooManyRequests(ttlMs: number): Error {
 export async function registerRateLimit(
   app: FastifyInstance,
   config: Config,
-  redis: Redis | null,
+  redis: RedisGate,
   onFallback?: (error: unknown) => void,
 ) {
   const counters = createRateLimitCounters({ redis, ...(onFallback ? { onFallback } : {}) });

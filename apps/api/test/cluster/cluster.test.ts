@@ -1,8 +1,10 @@
 /**
  * `npm run test:cluster`: the production topology — three instances of the built service on PostgreSQL and Redis
- * behind nginx (scripts/lib/cluster.mjs) — under a mixed load, while things are killed. Prints its figures.
+ * behind nginx (scripts/lib/cluster.mjs) — under a mixed load, while things are killed, stopped, or frozen (gray
+ * failures: a peer that holds its connections open and answers nothing). Prints its figures.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,13 +13,16 @@ import {
   bootCluster,
   type Cluster,
   call,
+  databaseLink,
   describeTally,
   failed,
   type LoadTally,
   licensedCustomer,
   mixedLoad,
+  readiness,
   scratchDatabase,
   scratchRedis,
+  timeUntil,
   upstreamFailTimeoutSeconds,
 } from "./harness";
 
@@ -26,6 +31,8 @@ const ADMIN_CLI = fileURLToPath(new URL("../../dist/admin.js", import.meta.url))
 const figures: string[] = [];
 
 let database: Awaited<ReturnType<typeof scratchDatabase>>;
+/** The instances reach PostgreSQL through it; the suite's own checks go straight to the database. */
+let databaseProxy: Awaited<ReturnType<typeof databaseLink>>;
 const redis = scratchRedis(PORT + 50);
 let cluster: Cluster;
 let fixture: { licenses: { token: string; key: string; machine: string }[]; run: string };
@@ -88,21 +95,52 @@ async function warm(licenseKey: string, machineId: string) {
   }
 }
 
-/** Suspends with the admin CLI (it writes the database, then publishes the change); resolves when it has exited. */
-function suspendWithAdminCli(licenseKey: string) {
-  const result = spawnSync(process.execPath, [ADMIN_CLI, "license", "suspend", licenseKey], {
+/**
+ * Suspends with the admin CLI (it writes the database, then announces the change); resolves when it has exited. Not
+ * spawnSync: the load generator runs in this process and must keep running meanwhile.
+ */
+async function suspendWithAdminCli(licenseKey: string) {
+  const child = spawn(process.execPath, [ADMIN_CLI, "license", "suspend", licenseKey], {
     env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redis.url, LOG_LEVEL: "silent" },
-    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 30_000,
   });
-  expect(result.status, result.stderr).toBe(0);
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  expect(code, stderr).toBe(0);
 }
+
+/** 12 signups from one address spread over the 3 instances; how many were accepted (the shared limit is 10). */
+async function signupsAcceptedAcrossInstances(address: string, label: string): Promise<number> {
+  const statuses = [];
+  for (let i = 0; i < 12; i++) {
+    const answer = await call(cluster.instances[i % 3]!.url, "/api/signup", {
+      headers: { "x-forwarded-for": address },
+      body: {
+        email: `${fixture.run}-${label}-${i}@example.com`,
+        name: "Back Again",
+        role: "Tech Lead",
+        ai_experience: "Advanced - Regularly use AI for complex tasks",
+        platform: "macOS Desktop - Native app for macOS (beta now)",
+      },
+    });
+    statuses.push(answer.status);
+  }
+  return statuses.filter((status) => status === 200).length;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 beforeAll(async () => {
   database = await scratchDatabase();
+  databaseProxy = await databaseLink(database.url, PORT + 51);
   await redis.start();
   cluster = await bootCluster({
     port: PORT,
-    databaseUrl: database.url,
+    databaseUrl: databaseProxy.through(database.url),
     redisUrl: redis.url,
     env: {
       RATE_LIMIT_SIGNUP_PER_MINUTE: "10",
@@ -125,7 +163,10 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  databaseProxy?.thaw();
+  redis.thaw();
   await cluster?.stop();
+  await databaseProxy?.close();
   await redis.stop();
   await database?.drop();
   console.info(`\nCluster suite figures (3 instances behind nginx, PostgreSQL, Redis):\n  ${figures.join("\n  ")}\n`);
@@ -189,7 +230,7 @@ describe("the cluster under faults", () => {
     const { key } = await licensedCustomer(cluster.url, `${fixture.run}-suspend@example.com`);
     await warm(key, "desktop-suspend");
     const started = Date.now();
-    suspendWithAdminCli(key);
+    await suspendWithAdminCli(key);
     const since = Date.now();
     const elapsed = await timeUntilEveryInstanceSays(key, "desktop-suspend", "SUSPENDED", since);
     figures.push(
@@ -275,16 +316,16 @@ describe("the cluster under faults", () => {
     const load = mixedLoad(cluster.url, fixture, 20);
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     await redis.stop();
-    // Without Redis, a change is seen by expiry of the short fallback TTL.
+    // Without Redis, a change still reaches every instance: the PostgreSQL change feed carries it.
     const { key } = await licensedCustomer(cluster.url, `${fixture.run}-noredis@example.com`);
     await warm(key, "desktop-noredis");
-    suspendWithAdminCli(key);
+    await suspendWithAdminCli(key);
     const since = Date.now();
     const elapsed = await timeUntilEveryInstanceSays(key, "desktop-noredis", "SUSPENDED", since);
     figures.push(
-      `with Redis down, suspension seen by all 3 instances ${elapsed} ms after the CLI exited (fallback TTL 1 s)`,
+      `with Redis down, suspension seen by all 3 instances ${elapsed} ms after the CLI exited (PostgreSQL feed)`,
     );
-    expect(elapsed).toBeLessThanOrEqual(1_500);
+    expect(elapsed).toBeLessThanOrEqual(1_000);
     const tally = await load;
     figures.push(describeTally("Redis stopped 4 s into a 20 s load", tally));
     await expectNothingLost("Redis down", tally, storedBefore);
@@ -301,27 +342,153 @@ describe("the cluster under faults", () => {
       }
       expect((await call(instance.url, "/api/ready")).json.checks.redis).toBe("ok");
     }
-    const statuses = [];
-    for (let i = 0; i < 12; i++) {
-      statuses.push(
-        (
-          await call(cluster.instances[i % 3]!.url, "/api/signup", {
-            headers: { "x-forwarded-for": "203.0.113.78" },
-            body: {
-              email: `${fixture.run}-back-${i}@example.com`,
-              name: "Back Again",
-              role: "Tech Lead",
-              ai_experience: "Advanced - Regularly use AI for complex tasks",
-              platform: "macOS Desktop - Native app for macOS (beta now)",
-            },
-          })
-        ).status,
+    const accepted = await signupsAcceptedAcrossInstances("203.0.113.78", "back");
+    figures.push(`after Redis came back: ${accepted} of 12 signups accepted across instances (limit 10)`);
+    expect(accepted).toBe(10);
+  }, 120_000);
+
+  it("Redis frozen (SIGSTOP) under a mixed load: no request fails or waits on it, changes still reach every instance, limits are shared again after SIGCONT", async () => {
+    const keys = fixture.licenses.map((license) => license.key);
+    const storedBefore = await storedExecutions(keys);
+    const load = mixedLoad(cluster.url, fixture, 20);
+    await sleep(4_000);
+    redis.freeze();
+    const frozenAt = Date.now();
+    let seenDown = Number.POSITIVE_INFINITY;
+    try {
+      // Every instance's readiness says so — answering quickly — and stays ready (degraded, not dead).
+      seenDown = await timeUntil(async () => {
+        const probes = await Promise.all(cluster.instances.map((instance) => readiness(instance.url)));
+        return probes.every((probe) => probe.status === 200 && probe.checks.redis === "down" && probe.ms < 1_500);
+      }, 10_000);
+      const { key } = await licensedCustomer(cluster.url, `${fixture.run}-frozenredis@example.com`);
+      await warm(key, "desktop-frozenredis");
+      const cliStarted = Date.now();
+      await suspendWithAdminCli(key);
+      const since = Date.now();
+      const elapsed = await timeUntilEveryInstanceSays(key, "desktop-frozenredis", "SUSPENDED", since);
+      figures.push(
+        `Redis frozen: suspension (admin CLI, ${since - cliStarted} ms with its bounded Redis wait) seen by all 3 instances ${elapsed} ms after it exited (PostgreSQL feed)`,
       );
+      expect(elapsed).toBeLessThanOrEqual(1_000);
+      await sleep(frozenAt + 12_000 - Date.now());
+    } finally {
+      redis.thaw();
     }
+    const thawedAt = Date.now();
+    const recovered = await timeUntil(async () => {
+      const probes = await Promise.all(cluster.instances.map((instance) => readiness(instance.url)));
+      return probes.every((probe) => probe.checks.redis === "ok");
+    }, 15_000);
+    const tally = await load;
     figures.push(
-      `after Redis came back: ${statuses.filter((s) => s === 200).length} of 12 signups accepted across instances (limit 10)`,
+      describeTally(
+        `Redis frozen (SIGSTOP) 4 s into a 20 s load for ${((thawedAt - frozenAt) / 1000).toFixed(0)} s`,
+        tally,
+      ),
+      `Redis frozen: every instance ready with "redis: down" ${seenDown} ms after SIGSTOP; "ok" on all ${recovered} ms after SIGCONT`,
     );
-    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    await expectNothingLost("Redis frozen", tally, storedBefore);
+    expect(failed(tally)).toBe(0);
+    expect(seenDown).toBeLessThan(10_000);
+    // No request waits on a frozen Redis: a command times out in 50 ms, then the circuit skips Redis.
+    expect(tally.maxLatencyMs).toBeLessThan(3_000);
+    expect(recovered).toBeLessThan(10_000);
+    const accepted = await signupsAcceptedAcrossInstances("203.0.113.79", "thawed");
+    figures.push(`after SIGCONT: ${accepted} of 12 signups accepted across instances (limit 10)`);
+    expect(accepted).toBe(10);
+  }, 120_000);
+
+  it("an API instance frozen (SIGSTOP) under a mixed load: every answer within nginx's bound, few failures, no POST done twice, back after SIGCONT", async () => {
+    const keys = fixture.licenses.map((license) => license.key);
+    const storedBefore = await storedExecutions(keys);
+    const victim = cluster.instances[2]!;
+    const accessLog = join(cluster.runtime, "nginx-access.log");
+    const load = mixedLoad(cluster.url, fixture, 30);
+    await sleep(5_000);
+    // nginx logs a request when it ends: lines written after this point ended after the freeze began.
+    const logFrom = statSync(accessLog).size;
+    victim.freeze();
+    const frozenAt = Date.now();
+    try {
+      await sleep(15_000);
+    } finally {
+      victim.thaw();
+    }
+    const thawedAt = Date.now();
+    const recovered = await timeUntil(async () => (await readiness(victim.url)).status === 200, 15_000);
+    const tally = await load;
+    await sleep(200);
+    // nginx's log: requests the frozen instance held, and those passed on to another instance after it took them.
+    const lines = readFileSync(accessLog, "utf8").slice(logFrom).split("\n");
+    const held = lines.filter((line) => line.includes(`upstream=127.0.0.1:${victim.port}`));
+    const passedOn = held.filter((line) => line.includes(`upstream=127.0.0.1:${victim.port}, `));
+    const unsafe = passedOn.filter(
+      (line) => /"POST /.test(line) && !/"POST \/api\/license\/(validate|heartbeat) /.test(line),
+    );
+    figures.push(
+      describeTally(
+        `${victim.name} frozen (SIGSTOP) 5 s into a 30 s load for ${((thawedAt - frozenAt) / 1000).toFixed(0)} s`,
+        tally,
+      ),
+      `${victim.name} frozen: ${held.length} requests ended on it after the freeze began (before, during, or once thawed); ${passedOn.length} passed on to another instance after its 10 s read timeout (${unsafe.length} of them POSTs other than validate/heartbeat); ready again ${recovered} ms after SIGCONT`,
+    );
+    await expectNothingLost("instance frozen", tally, storedBefore);
+    expect(unsafe).toEqual([]);
+    expect(failed(tally) / tally.sent).toBeLessThanOrEqual(0.01);
+    expect(tally.errors).toBe(0);
+    // nginx's read timeout (10 s), plus the repeat on a healthy instance.
+    expect(tally.maxLatencyMs).toBeLessThan(13_000);
+    expect(recovered).toBeLessThan(5_000);
+  }, 120_000);
+
+  it("PostgreSQL connections stall (every link frozen 8 s) under a mixed load: answers within a bound, 503 not silence, readiness fails at once, back within seconds", async () => {
+    const keys = fixture.licenses.map((license) => license.key);
+    const storedBefore = await storedExecutions(keys);
+    const load = mixedLoad(cluster.url, fixture, 25);
+    await sleep(5_000);
+    databaseProxy.freeze();
+    const frozenAt = Date.now();
+    let seenDown = Number.POSITIVE_INFINITY;
+    try {
+      seenDown = await timeUntil(async () => {
+        const probes = await Promise.all(cluster.instances.map((instance) => readiness(instance.url)));
+        return probes.every((probe) => probe.status === 503 && probe.checks.database === "down" && probe.ms < 1_500);
+      }, 10_000);
+      await sleep(frozenAt + 8_000 - Date.now());
+    } finally {
+      databaseProxy.thaw();
+    }
+    const thawedAt = Date.now();
+    const recovered = await timeUntil(async () => {
+      const probes = await Promise.all(cluster.instances.map((instance) => readiness(instance.url)));
+      return probes.every((probe) => probe.status === 200 && probe.checks.change_feed === "ok");
+    }, 20_000);
+    const tally = await load;
+    figures.push(
+      describeTally(
+        `PostgreSQL links frozen 5 s into a 25 s load for ${((thawedAt - frozenAt) / 1000).toFixed(0)} s`,
+        tally,
+      ),
+      `PostgreSQL frozen: every instance unready (503, database down) ${seenDown} ms after the freeze; all ready with the change feed up ${recovered} ms after the thaw`,
+    );
+    await expectNothingLost("PostgreSQL stalled", tally, storedBefore);
+    // Every request got an answer (no client timeout), the failures say so (503 from an instance, 504 from nginx).
+    expect(tally.errors).toBe(0);
+    const failures = Object.keys(tally.byStatus).filter((status) => Number(status) >= 500);
+    expect(failures.every((status) => status === "503" || status === "504")).toBe(true);
+    // An instance's own bound (a pool connection 2 s, a statement 5 s + 1 s), and nginx's (10 s per try, 10 s to
+    // try another): no answer is later than that.
+    expect(tally.maxLatencyMs).toBeLessThan(20_000);
+    expect(seenDown).toBeLessThan(3_000);
+    expect(recovered).toBeLessThan(10_000);
+    // Recovered: the service answers normally again.
+    const after = await Promise.all(
+      fixture.licenses.map((license) =>
+        call(cluster.url, "/api/license/validate", { body: { license_key: license.key, machine_id: license.machine } }),
+      ),
+    );
+    expect(after.map((answer) => answer.json?.data?.code)).toEqual(fixture.licenses.map(() => "VALID"));
   }, 120_000);
 
   it("request ids travel through nginx into the instances' logs, and /metrics is not public", async () => {

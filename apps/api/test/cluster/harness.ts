@@ -1,13 +1,15 @@
 /**
- * The cluster suite's harness: a throw-away PostgreSQL database, a Redis server of its own (so that it can be
- * stopped and started mid-run), the real topology from scripts/lib/cluster.mjs, and a mixed load generated with
- * autocannon that records every acknowledged write so that the database can be checked against it afterwards.
+ * The cluster suite's harness: a throw-away PostgreSQL database reached through a TCP proxy that can freeze every
+ * connection (a stalled link), a Redis server of its own (so that it can be stopped, started, frozen and thawed
+ * mid-run), the real topology from scripts/lib/cluster.mjs, and a mixed load generated with autocannon that records
+ * every acknowledged write so that the database can be checked against it afterwards.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 // The cluster library is plain JavaScript shared with `npm run cluster`.
@@ -24,6 +26,9 @@ export interface Instance {
   url: string;
   alive: boolean;
   start(): Promise<Instance>;
+  /** SIGSTOP / SIGCONT: the process stops answering, its kernel still accepts connections. */
+  freeze(): void;
+  thaw(): void;
   kill(signal?: NodeJS.Signals): Promise<unknown>;
 }
 export interface Cluster {
@@ -60,7 +65,49 @@ export async function scratchDatabase(): Promise<{ url: string; query: pg.Client
   };
 }
 
-/** A Redis server of the suite's own, on a loopback port: `stop()` and `start()` play an outage. */
+/**
+ * The instances' way to the database: a TCP proxy in a process of its own (tcp-proxy.mjs) whose `freeze()` (SIGSTOP)
+ * stalls every link, both ways, with the connections held open, until `thaw()` (SIGCONT).
+ */
+export async function databaseLink(databaseUrl: string, port: number) {
+  const target = new URL(databaseUrl);
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL("./tcp-proxy.mjs", import.meta.url)), String(port), target.hostname, target.port || "5432"],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const listening = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 10_000);
+    child.stdout!.once("data", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+    child.once("exit", () => resolve(false));
+  });
+  if (!listening) throw new Error(`the database proxy did not listen on ${port}`);
+  return {
+    through(url: string) {
+      const parsed = new URL(url);
+      parsed.hostname = "127.0.0.1";
+      parsed.port = String(port);
+      return parsed.toString();
+    },
+    freeze: () => child.kill("SIGSTOP"),
+    thaw: () => child.kill("SIGCONT"),
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGCONT");
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/**
+ * A Redis server of the suite's own, on a loopback port: `stop()` and `start()` play an outage, `freeze()` and
+ * `thaw()` a Redis that stops answering (SIGSTOP, SIGCONT) with its connections open.
+ */
 export function scratchRedis(port: number) {
   let child: ChildProcess | null = null;
   const dir = mkdtempSync(join(tmpdir(), "flotilla-redis-"));
@@ -87,8 +134,15 @@ export function scratchRedis(port: number) {
       }
       throw new Error(`redis-server did not start on ${port}`);
     },
+    freeze() {
+      child?.kill("SIGSTOP");
+    },
+    thaw() {
+      child?.kill("SIGCONT");
+    },
     async stop() {
       if (!child || child.exitCode !== null) return;
+      child.kill("SIGCONT");
       const exited = new Promise((resolve) => child!.once("exit", resolve));
       child.kill("SIGKILL");
       await exited;
@@ -157,6 +211,8 @@ export interface LoadTally {
   byStatus: Record<string, number>;
   /** Connection errors and timeouts at the client. */
   errors: number;
+  /** The slowest single answer of the load's request streams (autocannon), in ms. */
+  maxLatencyMs: number;
   signups: string[];
   usageExecutions: Map<string, number>;
   signIns: { ok: number; failed: number };
@@ -187,12 +243,14 @@ export async function mixedLoad(
     sent: 0,
     byStatus: {},
     errors: 0,
+    maxLatencyMs: 0,
     signups: [],
     usageExecutions: new Map(),
     signIns: { ok: 0, failed: 0 },
   };
   let n = 0;
-  const common = { url: base, duration: seconds, connections: 4, overallRate: ratePerStream, timeout: 20 };
+  // The client gives up after 30 s, as the SDK does: every bound of the service and of nginx is well below it.
+  const common = { url: base, duration: seconds, connections: 4, overallRate: ratePerStream, timeout: 30 };
   const json = { "content-type": "application/json" };
   const pick = () => fixture.licenses[n++ % fixture.licenses.length]!;
   type Ctx = Record<string, unknown>;
@@ -292,6 +350,8 @@ export async function mixedLoad(
         tally.signIns.ok += 1;
       } catch {
         tally.signIns.failed += 1;
+        // A person tries again after a moment, not in a tight loop.
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }
   })();
@@ -300,6 +360,7 @@ export async function mixedLoad(
   for (const result of results) {
     tally.sent += result.requests.sent;
     tally.errors += result.errors + result.timeouts;
+    tally.maxLatencyMs = Math.max(tally.maxLatencyMs, result.latency.max);
   }
   tally.sent += tally.signIns.ok + tally.signIns.failed;
   return tally;
@@ -309,5 +370,26 @@ export function describeTally(label: string, tally: LoadTally): string {
   const statuses = Object.entries(tally.byStatus)
     .map(([status, count]) => `${status}×${count}`)
     .join(" ");
-  return `${label}: ${tally.sent} requests sent, ${failed(tally)} failed (${tally.errors} connection errors/timeouts, statuses ${statuses}; sign-ins ${tally.signIns.ok} ok, ${tally.signIns.failed} failed)`;
+  return `${label}: ${tally.sent} requests sent, ${failed(tally)} failed (${tally.errors} connection errors/timeouts, statuses ${statuses}; sign-ins ${tally.signIns.ok} ok, ${tally.signIns.failed} failed); slowest answer ${(tally.maxLatencyMs / 1000).toFixed(1)} s`;
+}
+
+/** Polls `until` every 100 ms for up to `withinMs`; how long it took (ms), or Infinity. */
+export async function timeUntil(until: () => Promise<boolean>, withinMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < withinMs) {
+    try {
+      if (await until()) return Date.now() - started;
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+/** One readiness probe with a bound of its own (the probe must answer within 1.5 s whatever its peers do). */
+export async function readiness(url: string) {
+  const started = Date.now();
+  const response = await fetch(`${url}/api/ready`, { signal: AbortSignal.timeout(5_000) });
+  // biome-ignore lint/suspicious/noExplicitAny: the readiness body, read field by field.
+  const body = (await response.json()) as any;
+  return { status: response.status, checks: body.checks ?? {}, ms: Date.now() - started };
 }

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Readiness: the database answers and the instance is not shutting down; Redis reported
-         * @description 503 while draining after SIGTERM or when the database does not answer. Redis is reported (`ok`, `down`, or `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes are seen within a second by expiry.
+         * @description Answers within about 1 s whatever its peers do. 503 while draining after SIGTERM, or when the database does not answer within that time (down or stalled). Redis is reported (`ok`, `down` when it does not answer in time or is being skipped after failures, `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes arrive through the database. `change_feed` says whether license changes made by other instances arrive by message (`ok`), or may be missed so that cached license state lives a second (`down`: the listening connection failed or went silent), or there is no other instance (`off`: the embedded database). Decision 0037.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1031,6 +1031,8 @@ export interface operations {
                             database: "ok" | "down";
                             /** @enum {string} */
                             redis: "ok" | "down" | "off";
+                            /** @enum {string} */
+                            change_feed: "ok" | "down" | "off";
                         };
                     };
                 };
@@ -1051,6 +1053,8 @@ export interface operations {
                             database: "ok" | "down";
                             /** @enum {string} */
                             redis: "ok" | "down" | "off";
+                            /** @enum {string} */
+                            change_feed: "ok" | "down" | "off";
                         };
                     };
                 };

@@ -15,6 +15,8 @@ export async function devSignInOverHttp(
     if (route) target = new URL(`${target.pathname}${target.search}`, route.door());
     const response = await fetch(target, {
       redirect: "manual",
+      // Bounded like the SDK's client (30 s): a server that never answers fails the sign-in, it does not hang it.
+      signal: AbortSignal.timeout(30_000),
       ...init,
       headers: {
         ...(init.headers as Record<string, string>),

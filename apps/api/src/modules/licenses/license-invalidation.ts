@@ -1,79 +1,192 @@
 /**
- * License changes reach every instance's cache: the instance that made the change forgets its entry at once and
- * publishes the key on a Redis channel; every instance subscribed forgets it when the message arrives (well under
- * a second). While the subscription is down, messages can be missed, so entries live only a second
- * (license-cache.ts), and the whole cache is dropped when the subscription comes back.
+ * License changes reach every instance's cache (decisions 0026, 0037). The instance that made a change forgets its
+ * entry at once, then sends the key on two channels: a PostgreSQL NOTIFY (every instance LISTENs on a connection of
+ * its own, db/change-feed.ts) and a Redis message (every instance subscribes). Forgetting is idempotent, so hearing
+ * both is harmless; each covers the other's failures.
+ *
+ * How long an entry may live (license-cache.ts) depends on whether a missed change is possible:
+ *   - on PostgreSQL the feed decides: every change commits on that server and is announced there right after, so
+ *     while this instance's LISTEN is confirmed and answering its heartbeat, no change can pass unheard — whichever
+ *     instance made it, whatever Redis it can reach. Up: LICENSE_CACHE_TTL_MS (a safety net); down or stalled:
+ *     LICENSE_CACHE_FALLBACK_TTL_MS. Redis alone cannot vouch for that: a change made by an instance that cannot
+ *     reach Redis never enters it;
+ *   - on the embedded database (one process) with Redis: the subscription decides, as before;
+ *   - neither: LICENSE_CACHE_LOCAL_TTL_MS (this instance's changes invalidate at once).
+ * Whenever the deciding channel goes down or comes back, the whole cache is dropped: entries cached while it was up
+ * would otherwise outlive what it can vouch for, and messages may have been missed meanwhile.
  */
+import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
+import type { ChangeFeed, FeedHandlers } from "../../db/change-feed";
+import type { DatabaseHandle } from "../../db/client";
+import type { RedisGate } from "../../lib/redis";
 import type { LicenseCache } from "./license-cache";
 import { LICENSE_CACHE_FALLBACK_TTL_MS, LICENSE_CACHE_LOCAL_TTL_MS, LICENSE_CACHE_TTL_MS } from "./license-cache";
 
+/** The channel's name, in Redis and in PostgreSQL (a quoted identifier there). */
 export const LICENSE_CHANGED_CHANNEL = "flotilla:license-changed";
+
+/**
+ * A PostgreSQL message says who sent it: "<sender> <license key>" (keys hold no spaces). The sender ignores its own
+ * echo — it forgot the key when it made the change — so that a late echo does not empty the cache a moment later.
+ */
+function feedMessage(sender: string, licenseKey: string): string {
+  return `${sender} ${licenseKey}`;
+}
+
+function readFeedMessage(payload: string): { sender: string | null; licenseKey: string } {
+  const space = payload.indexOf(" ");
+  return space === -1
+    ? { sender: null, licenseKey: payload }
+    : { sender: payload.slice(0, space), licenseKey: payload.slice(space + 1) };
+}
+
+export type ChannelState = "ok" | "down" | "off";
+
+interface Log {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
 
 export class LicenseInvalidation {
   private subscribed = false;
+  private readonly feed: ChangeFeed | null;
+  /** This process's name on the feed. */
+  private readonly sender = randomUUID();
 
   constructor(
     private readonly cache: LicenseCache,
-    /** The instance's command connection (publishing), or null without Redis. */
-    private readonly publisher: Redis | null,
-    /** A dedicated connection in subscriber mode, or null without Redis. */
-    private readonly subscriber: Redis | null,
-    private readonly log: { warn(details: object, message: string): void },
+    private readonly peers: {
+      /** The instance's Redis command connection (publishing), through its bounds and circuit breaker. */
+      redis: RedisGate;
+      /** A dedicated Redis connection in subscriber mode, or null without Redis. */
+      subscriber: Redis | null;
+      /** NOTIFY, and a LISTENing feed on PostgreSQL (null on the embedded database). */
+      database: Pick<DatabaseHandle, "listen" | "notify">;
+    },
+    private readonly log: Log,
   ) {
+    const feedHandlers: FeedHandlers = {
+      message: (payload) => {
+        const { sender, licenseKey } = readFeedMessage(payload);
+        if (sender !== this.sender) cache.invalidate(licenseKey);
+      },
+      up: () => {
+        cache.clear();
+        log.info({}, "license change feed (PostgreSQL) listening");
+      },
+      down: (error) => {
+        cache.clear();
+        log.warn({ err: error }, "license change feed (PostgreSQL) lost: cache entries live a second until it is back");
+      },
+    };
+    this.feed = peers.database.listen(LICENSE_CHANGED_CHANNEL, feedHandlers);
+    const subscriber = peers.subscriber;
     if (!subscriber) return;
     subscriber.on("message", (_channel: string, licenseKey: string) => cache.invalidate(licenseKey));
-    // Every (re)connection: subscribe, then forget everything cached meanwhile — a message may have been missed.
+    // Every (re)connection: subscribe, then (where Redis decides) forget everything cached meanwhile.
     subscriber.on("ready", () => {
       subscriber.subscribe(LICENSE_CHANGED_CHANNEL).then(
         () => {
           this.subscribed = true;
-          cache.clear();
+          if (!this.feed) cache.clear();
         },
         (error: unknown) => log.warn({ err: error }, "subscribing to license changes failed"),
       );
     });
     subscriber.on("close", () => {
+      if (this.subscribed && !this.feed) cache.clear();
       this.subscribed = false;
     });
   }
 
+  /** Whether changes made by other instances reach this one by message: the deciding channel's state. */
+  changeFeedState(): ChannelState {
+    if (this.feed) return this.feed.up ? "ok" : "down";
+    if (this.peers.subscriber) return this.subscribed ? "ok" : "down";
+    return "off";
+  }
+
+  /** Each channel's state (metrics). */
+  channels(): { postgres: ChannelState; redis: ChannelState } {
+    return {
+      postgres: this.feed ? (this.feed.up ? "ok" : "down") : "off",
+      redis: this.peers.subscriber ? (this.subscribed ? "ok" : "down") : "off",
+    };
+  }
+
   /** How long a cache entry may live right now (license-cache.ts). */
   ttlMs(): number {
-    if (!this.subscriber) return LICENSE_CACHE_LOCAL_TTL_MS;
-    return this.subscribed ? LICENSE_CACHE_TTL_MS : LICENSE_CACHE_FALLBACK_TTL_MS;
+    const state = this.changeFeedState();
+    if (state === "off") return LICENSE_CACHE_LOCAL_TTL_MS;
+    return state === "ok" ? LICENSE_CACHE_TTL_MS : LICENSE_CACHE_FALLBACK_TTL_MS;
   }
 
   /** How long a change can take to reach every instance: a message, or the short fallback TTL; else the local TTL. */
   maxStalenessSeconds(): number {
-    return this.subscriber ? 1 : LICENSE_CACHE_LOCAL_TTL_MS / 1000;
+    return this.changeFeedState() === "off" ? LICENSE_CACHE_LOCAL_TTL_MS / 1000 : LICENSE_CACHE_FALLBACK_TTL_MS / 1000;
   }
 
-  /** Whether changes made elsewhere reach this instance by message (for readiness and metrics). */
-  get connected(): boolean {
-    return this.subscribed;
-  }
-
-  /** A license changed: forget it here now, everywhere else as soon as the message arrives. */
+  /** A license changed (call after the change committed): forget it here now, everywhere else by message. */
   async changed(licenseKey: string): Promise<void> {
     this.cache.invalidate(licenseKey);
-    const publisher = this.publisher;
-    if (publisher?.status !== "ready") return;
-    await publisher.publish(LICENSE_CHANGED_CHANNEL, licenseKey).catch((error: unknown) => {
-      this.log.warn({ err: error, licenseKey }, "publishing a license change failed: other instances see it by TTL");
-    });
+    await Promise.all([
+      this.peers.database
+        .notify(LICENSE_CHANGED_CHANNEL, feedMessage(this.sender, licenseKey))
+        .catch((error: unknown) => {
+          this.log.warn({ err: error, licenseKey }, "announcing a license change in PostgreSQL failed");
+        }),
+      this.peers.redis.redis
+        ? this.peers.redis
+            .run((redis) => redis.publish(LICENSE_CHANGED_CHANNEL, licenseKey))
+            .catch((error: unknown) => {
+              this.log.warn({ err: error, licenseKey }, "publishing a license change in Redis failed");
+            })
+        : undefined,
+    ]);
+  }
+
+  /** Resolves once the feed's first connection attempt has ended (so an instance starts with its real TTL). */
+  async started(): Promise<void> {
+    await this.feed?.started;
+  }
+
+  async close(): Promise<void> {
+    await this.feed?.close();
   }
 }
 
-/** For processes that change licenses without serving (the admin CLI): one message, then disconnect. */
-export async function publishLicenseChange(redisUrl: string, licenseKey: string): Promise<boolean> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
+/**
+ * For processes that change licenses without serving (the admin CLI): the same two messages, each bounded (a
+ * frozen Redis costs the CLI a few seconds — about 3 in the cluster suite: the handshake's command timeout, then
+ * closing the socket — not forever). True when at least one was sent.
+ */
+export async function announceLicenseChange(
+  database: Pick<DatabaseHandle, "notify" | "kind">,
+  redisUrl: string | null,
+  licenseKey: string,
+): Promise<boolean> {
+  const notified =
+    database.kind === "postgres" &&
+    (await database.notify(LICENSE_CHANGED_CHANNEL, feedMessage("admin-cli", licenseKey)).then(
+      () => true,
+      () => false,
+    ));
+  if (!redisUrl) return notified;
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
+  redis.on("error", () => undefined);
   try {
     await redis.connect();
     await redis.publish(LICENSE_CHANGED_CHANNEL, licenseKey);
     return true;
   } catch {
-    return false;
+    return notified;
   } finally {
     redis.disconnect();
   }
