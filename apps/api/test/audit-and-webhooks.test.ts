@@ -3,16 +3,18 @@
  * delivered to a real HTTP receiver: signatures, a receiver that fails then recovers, dedupe by event id, resend,
  * test events, giving up after three days, and SSRF rules.
  */
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
 import { eq, sql } from "drizzle-orm";
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, outbox, webhookEndpoints } from "../src/db/schema";
 import { isPublicAddress, webhookUrlProblem } from "../src/lib/net-guard";
 import { recordEvent } from "../src/modules/events/record";
 import { retryDelayMs } from "../src/outbox/runner";
-import { signWebhook, verifyWebhookSignature } from "../src/outbox/signature";
+import { legacySignature, standardSignature, verifyLegacySignature } from "../src/outbox/signature";
 import { validSignup } from "./fixtures";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { createTestApp } from "./helpers/test-app";
@@ -170,23 +172,87 @@ describe("webhooks", () => {
     expect(outcome.delivered).toBeGreaterThanOrEqual(1);
     const hook = received.find((r) => r.headers[WEBHOOK_HEADERS.eventType] === "license.created");
     expect(hook).toBeDefined();
-    const signature = hook!.headers[WEBHOOK_HEADERS.signature] as string;
-    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(verifyWebhookSignature(secret, signature, hook!.body)).toMatchObject({ ok: true });
-    const payload = JSON.parse(hook!.body);
-    expect(payload).toMatchObject({ type: "license.created", id: hook!.headers[WEBHOOK_HEADERS.eventId] });
+    // A Standard Webhooks delivery: the reference library, unmodified, verifies it with the secret as given.
+    expect(hook!.headers[WEBHOOK_HEADERS.signature]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const verified = new Webhook(secret).verify(hook!.body, hook!.headers as Record<string, string>);
+    expect(verified).toMatchObject({ type: "license.created", id: hook!.headers[WEBHOOK_HEADERS.id] });
+    expect(Number(hook!.headers[WEBHOOK_HEADERS.timestamp])).toBeCloseTo(Date.now() / 1000, -2);
 
     // Attacker's side: a body changed in transit, a signature made with another secret, an old request replayed.
-    expect(verifyWebhookSignature(secret, signature, hook!.body.replace("free", "ultra"))).toEqual({
+    const receiverCheck = (body: string, headers: Record<string, string>) => () =>
+      new Webhook(secret).verify(body, headers);
+    const headers = hook!.headers as Record<string, string>;
+    expect(receiverCheck(hook!.body.replace("free", "ultra"), headers)).toThrow(WebhookVerificationError);
+    const t = Number(headers[WEBHOOK_HEADERS.timestamp]);
+    const forged = standardSignature(["whsec_YXR0YWNrZXI="], headers[WEBHOOK_HEADERS.id]!, t, hook!.body);
+    expect(receiverCheck(hook!.body, { ...headers, [WEBHOOK_HEADERS.signature]: forged })).toThrow(
+      WebhookVerificationError,
+    );
+    const replayed = standardSignature([secret], headers[WEBHOOK_HEADERS.id]!, t - 3600, hook!.body);
+    expect(
+      receiverCheck(hook!.body, {
+        ...headers,
+        [WEBHOOK_HEADERS.timestamp]: String(t - 3600),
+        [WEBHOOK_HEADERS.signature]: replayed,
+      }),
+    ).toThrow(WebhookVerificationError);
+
+    // Receivers written against the first release's header keep working.
+    const legacy = headers[WEBHOOK_HEADERS.legacySignature];
+    expect(legacy).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifyLegacySignature(secret, legacy, hook!.body)).toMatchObject({ ok: true });
+    expect(headers[WEBHOOK_HEADERS.legacyEventId]).toBe(headers[WEBHOOK_HEADERS.id]);
+    expect(verifyLegacySignature(secret, legacy, hook!.body.replace("free", "ultra"))).toEqual({
       ok: false,
       reason: "signature",
     });
-    const forged = signWebhook(["whsec_attacker"], hook!.body, Math.floor(Date.now() / 1000));
-    expect(verifyWebhookSignature(secret, forged, hook!.body)).toEqual({ ok: false, reason: "signature" });
-    const t = Number(/t=(\d+)/.exec(signature)![1]);
-    expect(verifyWebhookSignature(secret, signature, hook!.body, t + 3600)).toEqual({ ok: false, reason: "stale" });
-    expect(verifyWebhookSignature(secret, "v1=abc", hook!.body)).toEqual({ ok: false, reason: "malformed" });
+    expect(verifyLegacySignature(secret, legacySignature(["whsec_attacker"], hook!.body, t), hook!.body)).toEqual({
+      ok: false,
+      reason: "signature",
+    });
+    expect(verifyLegacySignature(secret, legacy, hook!.body, t + 3600)).toEqual({ ok: false, reason: "stale" });
+    expect(verifyLegacySignature(secret, "v1=abc", hook!.body)).toEqual({ ok: false, reason: "malformed" });
     await asAdmin("DELETE", `/api/admin/webhooks/${data.id}`);
+  });
+
+  it("during a secret rotation each delivery carries a signature per secret: the reference library verifies it with either", async () => {
+    const { data, secret: first } = await register(["license.created"]);
+    const rotated = await asAdmin("POST", `/api/admin/webhooks/${data.id}/rotate-secret`);
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const second = rotated.json().secret as string;
+    expect(second).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const owner = await devSignIn(app, { email: "rita.rotation@example.com", name: "Rita Rotation" });
+    await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers: { authorization: `Bearer ${owner.token}` },
+      payload: { tier: "free" },
+    });
+    received.length = 0;
+    await app.outbox.runOnce();
+    const hook = received.find((r) => r.headers[WEBHOOK_HEADERS.eventType] === "license.created")!;
+    const headers = hook.headers as Record<string, string>;
+    expect(headers[WEBHOOK_HEADERS.signature]!.split(" ")).toHaveLength(2);
+    // A receiver still on the old secret and one already on the new one both verify, with the library as it is.
+    for (const secret of [first, second]) {
+      expect(new Webhook(secret).verify(hook.body, headers)).toMatchObject({ type: "license.created" });
+    }
+    expect(() => new Webhook("whsec_c29tZW9uZSBlbHNl").verify(hook.body, headers)).toThrow(WebhookVerificationError);
+    await asAdmin("DELETE", `/api/admin/webhooks/${data.id}`);
+  });
+
+  it("a secret issued before Standard Webhooks (url-safe base64) signs with the same bytes: its standard spelling verifies", async () => {
+    const legacySecret = `whsec_${randomBytes(32).toString("base64url")}`;
+    const body = JSON.stringify({ id: "evt_legacy", type: "webhook.test" });
+    const t = Math.floor(Date.now() / 1000);
+    const headers = {
+      [WEBHOOK_HEADERS.id]: "evt_legacy",
+      [WEBHOOK_HEADERS.timestamp]: String(t),
+      [WEBHOOK_HEADERS.signature]: standardSignature([legacySecret], "evt_legacy", t, body),
+    };
+    // What docs/webhooks.md tells such a receiver: write the same secret in the standard alphabet.
+    const standardSpelling = `whsec_${Buffer.from(legacySecret.slice(6), "base64url").toString("base64")}`;
+    expect(new Webhook(standardSpelling).verify(body, headers)).toMatchObject({ id: "evt_legacy" });
   });
 
   it("retries a failing receiver with backoff; it recovers; the same event id every time; the log shows each answer", async () => {
@@ -218,7 +284,7 @@ describe("webhooks", () => {
       "license.status_changed",
       "license.status_changed",
     ]);
-    const ids = new Set(received.map((r) => r.headers[WEBHOOK_HEADERS.eventId]));
+    const ids = new Set(received.map((r) => r.headers[WEBHOOK_HEADERS.id]));
     expect(ids.size).toBe(1);
     // A receiver that dedupes by event id processes it once.
     const processed = new Set<string>();
@@ -237,14 +303,14 @@ describe("webhooks", () => {
     expect(resend.statusCode).toBe(200);
     received.length = 0;
     await app.outbox.runOnce(new Date(start + 11 * 60_000));
-    expect(received.map((r) => r.headers[WEBHOOK_HEADERS.eventId])).toEqual([[...ids][0]]);
+    expect(received.map((r) => r.headers[WEBHOOK_HEADERS.id])).toEqual([[...ids][0]]);
 
     // A test event reaches only this endpoint.
     const test = await asAdmin("POST", `/api/admin/webhooks/${data.id}/test`);
     received.length = 0;
     await app.outbox.runOnce(new Date(start + 12 * 60_000));
     expect(received).toHaveLength(1);
-    expect(received[0]!.headers[WEBHOOK_HEADERS.eventId]).toBe(test.json().event_id);
+    expect(received[0]!.headers[WEBHOOK_HEADERS.id]).toBe(test.json().event_id);
     expect(received[0]!.headers[WEBHOOK_HEADERS.eventType]).toBe("webhook.test");
     await asAdmin("DELETE", `/api/admin/webhooks/${data.id}`);
   });

@@ -86,10 +86,16 @@ export interface WebhookPayload {
   };
 }
 
+/** Standard Webhooks' headers (standardwebhooks.com), then ours: the event type, and the deprecated signature. */
 export const WEBHOOK_HEADERS = {
-  signature: "flotilla-signature",
-  eventId: "flotilla-event-id",
+  id: "webhook-id",
+  timestamp: "webhook-timestamp",
+  signature: "webhook-signature",
   eventType: "flotilla-event-type",
+  /** Deprecated: the Stripe-style signature of the first release, kept for receivers written against it. */
+  legacySignature: "flotilla-signature",
+  /** Deprecated: the same value as webhook-id. */
+  legacyEventId: "flotilla-event-id",
 } as const;
 
 /** How far a receiver should accept a signature's timestamp from its own clock (replay window). */

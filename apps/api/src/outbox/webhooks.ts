@@ -8,7 +8,7 @@ import { request as httpsRequest } from "node:https";
 import { BRAND } from "@flotilla/contracts/brand";
 import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
 import { guardedLookup, type UrlPolicy, webhookUrlProblem } from "../lib/net-guard";
-import { signWebhook } from "./signature";
+import { legacySignature, standardSignature } from "./signature";
 
 export interface WebhookAttempt {
   ok: boolean;
@@ -58,9 +58,12 @@ export async function sendWebhook(
         headers: {
           "content-type": "application/json",
           "user-agent": `${BRAND.name}-Webhooks/1`,
-          [WEBHOOK_HEADERS.signature]: signWebhook(input.secrets, input.body, timestamp),
-          [WEBHOOK_HEADERS.eventId]: input.eventId,
+          [WEBHOOK_HEADERS.id]: input.eventId,
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: standardSignature(input.secrets, input.eventId, timestamp, input.body),
           [WEBHOOK_HEADERS.eventType]: input.eventType,
+          [WEBHOOK_HEADERS.legacySignature]: legacySignature(input.secrets, input.body, timestamp),
+          [WEBHOOK_HEADERS.legacyEventId]: input.eventId,
           "content-length": Buffer.byteLength(input.body),
         },
       },

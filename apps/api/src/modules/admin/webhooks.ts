@@ -1,4 +1,5 @@
 /** Webhook endpoints for admins: register, change, enable/disable, rotate the secret, deliveries, resend, test. */
+
 import { randomBytes, randomUUID } from "node:crypto";
 import type { CreateWebhookSchema, UpdateWebhookSchema } from "@flotilla/contracts/admin";
 import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
@@ -10,6 +11,7 @@ import { outbox, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 import { type UrlPolicy, webhookUrlProblem } from "../../lib/net-guard";
 import { encryptSecret } from "../../lib/secrets";
 import { WEBHOOK_SECRET_PURPOSE } from "../../outbox/runner";
+import { SECRET_PREFIX } from "../../outbox/signature";
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
 import { pageOf, seqCursor, UUID } from "./pagination";
@@ -40,8 +42,9 @@ const audited = (row: Endpoint) => ({
   description: row.description,
 });
 
+/** `whsec_` and 32 random bytes in standard base64: the form Standard Webhooks libraries read (decision 0044). */
 export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64url")}`;
+  return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 }
 
 export class WebhookAdmin {

@@ -42,7 +42,7 @@ export function WebhooksSection() {
       <SectionHeader
         id="webhooks-title"
         title="Webhooks"
-        description="Endpoints that receive signed events (Flotilla-Signature), at least once, retried for three days."
+        description="Endpoints that receive events signed the Standard Webhooks way, at least once, retried for three days."
         actions={
           <button
             type="button"
@@ -88,8 +88,10 @@ export function WebhooksSection() {
         {secret && (
           <div className="mt-3 space-y-4 text-sm">
             <p className="text-fg-muted">
-              Receivers verify each request's <code className="font-mono">Flotilla-Signature</code> with this secret
-              (for <span className="break-all text-fg">{secret.url}</span>).
+              Receivers verify each request with this secret and any Standard Webhooks library (headers{" "}
+              <code className="font-mono">webhook-id</code>, <code className="font-mono">webhook-timestamp</code>,{" "}
+              <code className="font-mono">webhook-signature</code>), for{" "}
+              <span className="break-all text-fg">{secret.url}</span>.
             </p>
             <Banner tone="warning" title="Store it now">
               It won't be shown again. Lost it? Rotate the secret.
