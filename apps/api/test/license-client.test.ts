@@ -320,9 +320,26 @@ describe("the example desktop app (packages/license-client/examples/node-app)", 
   });
 });
 
+/** Runs the CLI in-process as `machine`, with its state file `state` in `dir`, against this service. */
+function cliIn(dir: string) {
+  return async (argv: string[], machine: string, state: string) => {
+    const { main } = await import("../../../packages/license-client/src/cli");
+    const { join } = await import("node:path");
+    let stdout = "";
+    let stderr = "";
+    const code = await main(argv, {
+      stdout: { write: (chunk: string) => (stdout += chunk) },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+      env: { FLOTILLA_LICENSE_STATE: join(dir, state), FLOTILLA_MACHINE_ID: machine, FLOTILLA_SERVER: baseUrl },
+      client: { sleep: async () => {} },
+      build: { kind: "development", trustedKeys: pinned },
+    });
+    return { code, stdout, stderr };
+  };
+}
+
 describe("flotilla-license CLI against the service: files both ways, heartbeat, deactivate", () => {
   it("request → exchange → import on an air-gapped machine; checkout, features, heartbeat, deactivate on a connected one", async () => {
-    const { main } = await import("../../../packages/license-client/src/cli");
     const { mkdtemp, readFile, rm } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
@@ -337,18 +354,7 @@ describe("flotilla-license CLI against the service: files both ways, heartbeat, 
       })
     ).json().data.license.license_key as string;
     await allowOfflineFiles(app, token, key, true);
-    const run = async (argv: string[], machine: string, state: string) => {
-      let stdout = "";
-      let stderr = "";
-      const code = await main(argv, {
-        stdout: { write: (chunk: string) => (stdout += chunk) },
-        stderr: { write: (chunk: string) => (stderr += chunk) },
-        env: { FLOTILLA_LICENSE_STATE: join(dir, state), FLOTILLA_MACHINE_ID: machine, FLOTILLA_SERVER: baseUrl },
-        client: { sleep: async () => {} },
-        build: { kind: "development", trustedKeys: pinned },
-      });
-      return { code, stdout, stderr };
-    };
+    const run = cliIn(dir);
     try {
       const request = join(dir, "request.json");
       const answer = join(dir, "license-file.json");
@@ -382,7 +388,6 @@ describe("flotilla-license CLI against the service: files both ways, heartbeat, 
   });
 
   it("without the owner's consent, checkout and exchange say that license files are off and where to turn them on", async () => {
-    const { main } = await import("../../../packages/license-client/src/cli");
     const { mkdtemp, rm } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
@@ -396,20 +401,9 @@ describe("flotilla-license CLI against the service: files both ways, heartbeat, 
         payload: { tier: "free" },
       })
     ).json().data.license.license_key as string;
+    const cli = cliIn(dir);
     const run = async (argv: string[]) => {
-      let stdout = "";
-      let stderr = "";
-      const code = await main(argv, {
-        stdout: { write: (chunk: string) => (stdout += chunk) },
-        stderr: { write: (chunk: string) => (stderr += chunk) },
-        env: {
-          FLOTILLA_LICENSE_STATE: join(dir, "state.json"),
-          FLOTILLA_MACHINE_ID: "consent-box",
-          FLOTILLA_SERVER: baseUrl,
-        },
-        client: { sleep: async () => {} },
-        build: { kind: "development", trustedKeys: pinned },
-      });
+      const { code, stdout, stderr } = await cli(argv, "consent-box", "state.json");
       return { code, output: stdout + stderr };
     };
     try {

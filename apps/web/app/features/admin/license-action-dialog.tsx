@@ -98,29 +98,16 @@ function ActionForm({
   onClose: () => void;
 }) {
   const text = ACTION_TEXT[kind];
-  const reasonRef = useRef<HTMLTextAreaElement>(null);
-  const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const reason = useReason();
   const [endDate, setEndDate] = useState(license.expires_at?.slice(0, 10) ?? "");
   const [tier, setTier] = useState(license.tier);
   const [limit, setLimit] = useState(String(license.max_machines));
   const [offlineFiles, setOfflineFiles] = useState(license.offline_files_allowed);
 
-  // The dialog opens after this renders (showModal in the parent's effect): focus the reason once it is open.
-  useEffect(() => {
-    const timer = setTimeout(() => reasonRef.current?.focus());
-    return () => clearTimeout(timer);
-  }, []);
-
   function submit(event: FormEvent) {
     event.preventDefault();
-    const trimmed = reason.trim();
-    if (trimmed.length < 3) {
-      setProblem(ADMIN_ERRORS.reasonRequired);
-      reasonRef.current?.focus();
-      return;
-    }
-    setProblem(null);
+    const trimmed = reason.checked();
+    if (trimmed === null) return;
     if (kind === "extend") {
       onSubmit({ action: "extend", reason: trimmed, expires_at: endDate ? endOfDayUtc(endDate) : null });
     } else if (kind === "change") {
@@ -208,7 +195,7 @@ function ActionForm({
           </label>
         </div>
       )}
-      <ReasonField ref={reasonRef} value={reason} onChange={setReason} problem={problem} />
+      <ReasonField {...reason.field} />
       {serverError && <Banner tone="error">{serverError}</Banner>}
       <div className="flex flex-wrap justify-end gap-2 pt-2">
         <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
@@ -221,6 +208,34 @@ function ActionForm({
       </div>
     </form>
   );
+}
+
+/**
+ * The reason an admin change needs: `field` for <ReasonField>, focused once the dialog has opened; `checked()` answers
+ * the trimmed reason, or says ADMIN_ERRORS.reasonRequired beside the field and answers null.
+ */
+export function useReason() {
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const [value, setValue] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  // The dialog opens after its form renders (showModal in the parent's effect): focus the reason once it is open.
+  useEffect(() => {
+    const timer = setTimeout(() => ref.current?.focus());
+    return () => clearTimeout(timer);
+  }, []);
+  return {
+    field: { ref, value, onChange: setValue, problem },
+    checked(): string | null {
+      const trimmed = value.trim();
+      if (trimmed.length < 3) {
+        setProblem(ADMIN_ERRORS.reasonRequired);
+        ref.current?.focus();
+        return null;
+      }
+      setProblem(null);
+      return trimmed;
+    },
+  };
 }
 
 /** The reason every admin change needs: kept in the audit log (ADMIN_ERRORS.reasonRequired when missing). */

@@ -1,12 +1,11 @@
 /** An admin revokes a device: its slot is freed even while its license file works, recorded with a reason. */
-import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
 import { Loader2, ShieldOff } from "lucide-react";
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import type { FormEvent } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
 import { type AdminMachine, adminErrorMessage } from "./api";
-import { ReasonField } from "./license-action-dialog";
+import { ReasonField, useReason } from "./license-action-dialog";
 import { formatDateTime } from "./ui";
 
 export function RevokeMachineDialog({
@@ -52,24 +51,12 @@ function RevokeForm({
   onSubmit: (reason: string) => void;
   onClose: () => void;
 }) {
-  const reasonRef = useRef<HTMLTextAreaElement>(null);
-  const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => {
-    const timer = setTimeout(() => reasonRef.current?.focus());
-    return () => clearTimeout(timer);
-  }, []);
+  const reason = useReason();
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const trimmed = reason.trim();
-    if (trimmed.length < 3) {
-      setProblem(ADMIN_ERRORS.reasonRequired);
-      reasonRef.current?.focus();
-      return;
-    }
-    setProblem(null);
-    onSubmit(trimmed);
+    const trimmed = reason.checked();
+    if (trimmed !== null) onSubmit(trimmed);
   }
 
   return (
@@ -81,7 +68,7 @@ function RevokeForm({
           ? `Its license file cannot be called back: it may keep working offline until ${formatDateTime(machine.license_file_until)}.`
           : "It holds no license file."}
       </p>
-      <ReasonField ref={reasonRef} value={reason} onChange={setReason} problem={problem} />
+      <ReasonField {...reason.field} />
       {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}
       <div className="flex flex-wrap justify-end gap-2 pt-2">
         <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
