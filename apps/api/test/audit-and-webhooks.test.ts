@@ -17,7 +17,8 @@ import { retryDelayMs } from "../src/outbox/runner";
 import { legacySignature, standardSignature, verifyLegacySignature } from "../src/outbox/signature";
 import { validSignup } from "./fixtures";
 import { devSignIn } from "./helpers/dev-sign-in";
-import { createTestApp } from "./helpers/test-app";
+import { plantedSession } from "./helpers/planted-session";
+import { createTestApp, createTestAppFromEnv, newSigningKeyPem } from "./helpers/test-app";
 
 const ADMIN = "ops.admin@example.com";
 const { app, close } = await createTestApp({ adminEmails: [ADMIN], backgroundJobs: false, webhookTimeoutMs: 2_000 });
@@ -398,9 +399,20 @@ describe("webhooks", () => {
   });
 
   it("SSRF: a production service refuses to register a loopback receiver", async () => {
-    const production = await createTestApp({ env: "production", adminEmails: [ADMIN], backgroundJobs: false });
+    const production = await createTestAppFromEnv(
+      {
+        NODE_ENV: "production",
+        PUBLIC_ORIGIN: "https://flotilla.example",
+        APP_SECRET: "ssrf-secret-ssrf-secret-ssrf-secret-ssrf",
+        LICENSE_SIGNING_KEY: newSigningKeyPem(),
+        GOOGLE_CLIENT_ID: "client-id",
+        GOOGLE_CLIENT_SECRET: "client-secret",
+      },
+      { adminEmails: [ADMIN], backgroundJobs: false },
+    );
     try {
-      const token = (await devSignIn(production.app, { email: ADMIN, name: "Ops Admin" })).token;
+      // Production runs no development issuer: the admin's session is the one a Google sign-in would leave.
+      const token = await plantedSession(production.app, ADMIN);
       for (const url of [receiverUrl, receiverUrl.replace("http:", "https:"), "https://10.1.2.3/x"]) {
         const response = await production.app.inject({
           method: "POST",

@@ -465,7 +465,7 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
-/** Mail "sent" without SMTP_URL: kept here and shown at /dev/mail (never in production). */
+/** Mail "sent" without SMTP_URL: kept here; shown at /dev/mail on a loopback development server only. */
 export const devMail = pgTable(
   "dev_mail",
   {
