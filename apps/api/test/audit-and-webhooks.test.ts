@@ -10,15 +10,17 @@ import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
 import { eq, sql } from "drizzle-orm";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, outbox, webhookEndpoints } from "../src/db/schema";
+import { auditEvents, newsletterSubscribers, outbox, webhookEndpoints } from "../src/db/schema";
 import { isPublicAddress, webhookUrlProblem } from "../src/lib/net-guard";
 import { recordEvent } from "../src/modules/events/record";
+import { unsubscribeToken } from "../src/modules/newsletter/service";
+import { confirmationToken } from "../src/outbox/mail-templates";
 import { retryDelayMs } from "../src/outbox/runner";
 import { legacySignature, standardSignature, verifyLegacySignature } from "../src/outbox/signature";
 import { validSignup } from "./fixtures";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { plantedSession } from "./helpers/planted-session";
-import { createTestApp, createTestAppFromEnv, newSigningKeyPem } from "./helpers/test-app";
+import { createTestApp, createTestAppFromEnv, newSigningKeyPem, TEST_APP_SECRET } from "./helpers/test-app";
 
 const ADMIN = "ops.admin@example.com";
 const { app, close } = await createTestApp({ adminEmails: [ADMIN], backgroundJobs: false, webhookTimeoutMs: 2_000 });
@@ -80,9 +82,11 @@ describe("audit log", () => {
     });
     expect(response.statusCode).toBe(200);
     const [event] = await app.database.db.select().from(auditEvents).where(eq(auditEvents.type, "signup.created"));
+    // Nobody signed in: the actor is anonymous, and the address typed belongs to the target (the signup).
     expect(event).toMatchObject({
-      actorType: "customer",
-      actorEmail: "audit.one@example.com",
+      actorType: "anonymous",
+      actorId: null,
+      actorEmail: null,
       targetType: "signup",
       address: "203.0.113.9",
       before: null,
@@ -90,6 +94,46 @@ describe("audit log", () => {
     expect((event!.after as { role: string }).role).toBe("Tech Lead");
     const mails = await app.database.db.select().from(outbox).where(eq(outbox.eventId, event!.id));
     expect(mails.map((row) => row.channel)).toEqual(["email"]);
+  });
+
+  it("an anonymous newsletter request is not filed under the person whose address was typed (launch review 2)", async () => {
+    // A real customer, and a stranger who types her address into the blog's newsletter box.
+    await devSignIn(app, { email: "dora.real@example.com", name: "Dora Real" });
+    const typed = await app.inject({
+      method: "POST",
+      url: "/api/newsletter",
+      payload: { email: "dora.real@example.com" },
+    });
+    expect(typed.statusCode).toBe(200);
+    const underDora = (await asAdmin("GET", "/api/admin/audit?actor=dora.real@example.com")).json().data as {
+      type: string;
+    }[];
+    expect(underDora.map((event) => event.type)).not.toContain("newsletter.subscription_requested");
+    const anonymous = (await asAdmin("GET", "/api/admin/audit?actor=anonymous&type=newsletter.subscription_requested"))
+      .json()
+      .data.filter((event: { after: { email: string } }) => event.after.email === "dora.real@example.com");
+    expect(anonymous).toHaveLength(1);
+    expect(anonymous[0]).toMatchObject({
+      actor: { type: "anonymous", id: null, email: null },
+      target: { type: "newsletter_subscriber" },
+    });
+    // Following the links from the mail proves nobody's identity either: confirmations and unsubscriptions are anonymous.
+    const [subscriber] = await app.database.db
+      .select()
+      .from(newsletterSubscribers)
+      .where(eq(newsletterSubscribers.emailNormalized, "dora.real@example.com"));
+    const token = confirmationToken(TEST_APP_SECRET, subscriber!.id, subscriber!.confirmationSentAt!.getTime());
+    expect((await app.inject({ method: "POST", url: "/api/newsletter/confirm", payload: { token } })).statusCode).toBe(
+      200,
+    );
+    const unsubscribe = `/api/newsletter/unsubscribe?token=${encodeURIComponent(unsubscribeToken(TEST_APP_SECRET, subscriber!.id))}`;
+    expect((await app.inject(unsubscribe)).statusCode).toBe(200);
+    const followed = await app.database.db.select().from(auditEvents).where(eq(auditEvents.targetId, subscriber!.id));
+    expect(followed.map((event) => [event.type, event.actorType, event.actorEmail])).toEqual([
+      ["newsletter.subscription_requested", "anonymous", null],
+      ["newsletter.subscribed", "anonymous", null],
+      ["newsletter.unsubscribed", "anonymous", null],
+    ]);
   });
 
   it("a change that fails leaves no audit row and no outbox row (same transaction)", async () => {

@@ -6707,7 +6707,7 @@ export interface operations {
                             id: string;
                             type: string;
                             /** @enum {string} */
-                            actor: "you" | "support" | "service";
+                            actor: "you" | "support" | "service" | "anonymous";
                             target: {
                                 type: string;
                                 id: string;

@@ -42,6 +42,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** The APP_SECRET of test apps (it signs newsletter links, among others). */
+export const TEST_APP_SECRET = "test-secret-test-secret-test-secret-1234";
+
 const UNLIMITED: Config["rateLimits"] = {
   signupPerMinute: 100_000,
   perMinute: 100_000,
@@ -56,7 +59,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...loadConfig({ LOG_LEVEL: "silent", NODE_ENV: "test" }),
     siteDir: null,
     dataDir: null,
-    appSecret: "test-secret-test-secret-test-secret-1234",
+    appSecret: TEST_APP_SECRET,
     rateLimits: UNLIMITED,
     ...overrides,
   };
