@@ -67,6 +67,8 @@ const EnvSchema = z.object({
   SITE_DIR: z.string().min(1).default(DEFAULT_SITE_DIR),
   SERVE_SITE: booleanFlag.default(true),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  // The owner role's URL: migrations run as it, the service as DATABASE_URL's role (decision 0039).
+  DATABASE_MIGRATION_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce
     .number()
@@ -216,6 +218,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
     problems.push("GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together");
   }
+  if (e.DATABASE_MIGRATION_URL && !e.DATABASE_URL) {
+    problems.push("DATABASE_MIGRATION_URL: needs DATABASE_URL (the role the service runs as)");
+  }
   if (e.NODE_ENV === "production") {
     const required: Array<[string, unknown, string]> = [
       ["PUBLIC_ORIGIN", e.PUBLIC_ORIGIN, "the site's public origin, e.g. https://flotilla.example"],
@@ -281,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? {
           kind: "postgres",
           url: e.DATABASE_URL,
+          ...(e.DATABASE_MIGRATION_URL ? { migrationUrl: e.DATABASE_MIGRATION_URL } : {}),
           poolSize: e.DATABASE_POOL_SIZE,
           connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

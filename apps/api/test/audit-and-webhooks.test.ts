@@ -162,6 +162,19 @@ describe("audit log", () => {
     expect(rows.some((row) => row.actorEmail === "forged@example.com")).toBe(false);
   });
 
+  it("has no escape hatch: SET LOCAL flotilla.audit_retention = 'on' lets no DELETE through (launch review 2)", async () => {
+    const db = app.database.db;
+    const count = async () => (await db.select({ n: sql<number>`count(*)::int` }).from(auditEvents))[0]!.n;
+    const before = await count();
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.execute(sql`set local flotilla.audit_retention = 'on'`);
+        await tx.execute(sql`delete from audit_events`);
+      }),
+    ).rejects.toThrow();
+    expect(await count()).toBe(before);
+  });
+
   it("records license creation, machine binding and removal with the customer as actor", async () => {
     const bearer = { authorization: `Bearer ${customer}` };
     const created = await app.inject({
