@@ -6,6 +6,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import { z } from "zod";
 import type { Config } from "./config";
 import { type DatabaseHandle, openDatabase } from "./db/client";
+import { allows, conveniences } from "./exposure";
 import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
@@ -36,7 +37,7 @@ import { frameworkErrors, registerErrorHandler, registerNulGuard } from "./plugi
 import { type Metrics, registerMetrics } from "./plugins/metrics";
 import { registerOpenApi } from "./plugins/openapi";
 import { registerRateLimit } from "./plugins/rate-limit";
-import { registerSecurity } from "./plugins/security";
+import { insistsOnHttps, registerSecurity } from "./plugins/security";
 import { sitePlugin } from "./plugins/site";
 
 declare module "fastify" {
@@ -125,6 +126,17 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     if (lifecycle.draining) reply.header("connection", "close");
     done();
   });
+
+  // loadConfig refuses these already; a Config built some other way is held to the same rules (exposure.ts).
+  if (!allows(config, "generatedSecrets") && (!config.appSecret || !config.licenseSigningKey)) {
+    throw new Error("APP_SECRET and LICENSE_SIGNING_KEY are required: this server may not generate its secrets");
+  }
+  if (config.identityProvider.kind === "development" && !allows(config, "developmentSignIn")) {
+    throw new Error(
+      "The development sign-in may not run on this server: configure GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET",
+    );
+  }
+  app.log.info({ exposure: config.exposure, conveniences: conveniences(config) }, "development conveniences");
 
   const database = await openDatabase(config.database);
   app.decorate("database", database);
@@ -255,7 +267,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerLicensingRoutes(app, { licensing, customers, signer, auth, config, metrics });
 
   const adminRoles = new AdminRoles(database.db, config.adminEmails);
-  const urlPolicy = config.env === "production" ? ("production" as const) : ("development" as const);
+  const urlPolicy = allows(config, "webhooksToThisNetwork") ? ("development" as const) : ("production" as const);
   registerAdminRoutes(app, {
     db: database.db,
     auth,
@@ -268,15 +280,15 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     webhooks: new WebhookAdmin(database.db, secret, urlPolicy),
     config,
   });
-  if (config.env !== "production") registerDevMailPage(app, database.db);
+  if (allows(config, "devMailPage")) registerDevMailPage(app, database.db);
   const mail = createMailSender({
     smtpUrl: config.smtpUrl,
     from: config.mailFrom,
     db: database.db,
     timeoutMs: config.smtpTimeoutMs,
   });
-  if (!config.smtpUrl && config.env === "production") {
-    app.log.warn("SMTP_URL is not set: mail is kept in the database (dev_mail) and not sent");
+  if (!config.smtpUrl && !allows(config, "devMailPage")) {
+    app.log.warn("SMTP_URL is not set: mail is kept in the database (dev_mail), shown on no page and not sent");
   }
   const outboxRunner = new OutboxRunner(database.db, {
     mail,
@@ -325,7 +337,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   if (config.siteDir) {
     await app.register(sitePlugin, {
       root: config.siteDir,
-      production: config.env === "production",
+      insistOnHttps: insistsOnHttps(config),
       origin: config.publicOrigin,
     });
   }

@@ -6,6 +6,7 @@ import { BRAND } from "@flotilla/contracts/brand";
 import { z } from "zod";
 import { DEFAULT_POSTGRES_BOUNDS } from "./db/bounded-postgres";
 import type { DatabaseOptions } from "./db/client";
+import { allows, type Exposure, exposureOf, isLoopbackHost } from "./exposure";
 
 /** Where `npm run build` puts the prerendered site, relative to this package. */
 const DEFAULT_SITE_DIR = fileURLToPath(new URL("../../web/build/client", import.meta.url));
@@ -56,23 +57,18 @@ const TrustProxySchema = z
   });
 export type TrustProxy = false | number | string[];
 
-const LOOPBACK_HOSTS = new Set(["localhost", "::1", "[::1]"]);
-/** True for names and addresses that only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase();
-  return LOOPBACK_HOSTS.has(name) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
-}
-
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  // Loopback by default: a server nobody else can reach is the one place the development sign-in is safe.
+  // Loopback by default: a server nobody else can reach is the one place development conveniences are safe.
   HOST: z.string().min(1).default("localhost"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PUBLIC_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
   SITE_DIR: z.string().min(1).default(DEFAULT_SITE_DIR),
   SERVE_SITE: booleanFlag.default(true),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  // The owner role's URL: migrations run as it, the service as DATABASE_URL's role (decision 0039).
+  DATABASE_MIGRATION_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce
     .number()
@@ -156,6 +152,10 @@ export interface Config {
   host: string;
   logLevel: string;
   publicOrigin: string;
+  /** Who can reach this server (HOST and PUBLIC_ORIGIN): decides every development convenience (exposure.ts). */
+  exposure: Exposure;
+  /** DEV_SIGN_IN as set: true opts in to the development sign-in when exposed, false turns it off; null unset. */
+  devSignIn: boolean | null;
   /** The built site to serve, or null to serve the API only (tests). */
   siteDir: string | null;
   /** Data folder for PGlite and generated secrets; null keeps everything in memory (tests). */
@@ -195,7 +195,7 @@ export interface Config {
   instanceId: string;
   /** Addresses that are admins by configuration (lower case); more can be granted with the admin CLI. */
   adminEmails: string[];
-  /** SMTP server for mail (smtp[s]://user:pass@host:port); null keeps mail in the development outbox (/dev/mail). */
+  /** SMTP server for mail (smtp[s]://user:pass@host:port); null keeps mail in the database (dev_mail). */
   smtpUrl: string | null;
   mailFrom: string;
   /** The longest one mail may take to send, every SMTP wait included. */
@@ -217,6 +217,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
     problems.push("GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together");
+  }
+  if (e.DATABASE_MIGRATION_URL && !e.DATABASE_URL) {
+    problems.push("DATABASE_MIGRATION_URL: needs DATABASE_URL (the role the service runs as)");
   }
   if (e.NODE_ENV === "production") {
     const required: Array<[string, unknown, string]> = [
@@ -240,17 +243,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   const publicOrigin = (e.PUBLIC_ORIGIN ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
-  const loopbackOnly = isLoopbackHost(e.HOST) && isLoopbackHost(new URL(publicOrigin).hostname);
+  const exposure = exposureOf(e.HOST, publicOrigin);
+  const devSignIn = e.DEV_SIGN_IN ?? null;
+  const inputs = { env: e.NODE_ENV, exposure, devSignIn };
+  const reachable = `the server is reachable from other machines (HOST=${e.HOST}, PUBLIC_ORIGIN=${publicOrigin})`;
   const google =
     e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
       ? { clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET }
       : null;
-  if (!google && e.NODE_ENV !== "production" && (e.DEV_SIGN_IN === false || (!e.DEV_SIGN_IN && !loopbackOnly))) {
+  if (!google && e.NODE_ENV !== "production" && !allows(inputs, "developmentSignIn")) {
     problems.push(
       e.DEV_SIGN_IN === false
         ? "GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: required when DEV_SIGN_IN=false (no other way to sign in)"
-        : `GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: required when the server is reachable from other machines (HOST=${e.HOST}, PUBLIC_ORIGIN=${publicOrigin}). The development sign-in lets anyone sign in as anyone: it runs only on loopback (HOST=localhost and a localhost PUBLIC_ORIGIN), or with DEV_SIGN_IN=true on a network you trust`,
+        : `GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: required when ${reachable}. The development sign-in lets anyone sign in as anyone: it runs only on loopback (HOST=localhost and a localhost PUBLIC_ORIGIN), or with DEV_SIGN_IN=true on a network you trust`,
     );
+  }
+  if (e.NODE_ENV !== "production" && !allows(inputs, "generatedSecrets")) {
+    // Production names these itself above. Exposed, a secret made up on one disk is lost with it and differs per
+    // instance: every unsubscribe link, webhook secret and license token of the deployment would change with it.
+    const secrets: Array<[string, unknown, string]> = [
+      ["APP_SECRET", e.APP_SECRET, "32+ random characters: openssl rand -base64 32"],
+      ["LICENSE_SIGNING_KEY", e.LICENSE_SIGNING_KEY, "the Ed25519 private key (PKCS#8 PEM) the desktop apps trust"],
+    ];
+    for (const [name, value, what] of secrets) {
+      if (!value)
+        problems.push(`${name}: required when ${reachable}; it is generated into DATA_DIR only on loopback (${what})`);
+    }
   }
   if (problems.length > 0) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   const dataDir = resolve(e.DATA_DIR);
@@ -260,12 +278,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     publicOrigin,
+    exposure,
+    devSignIn,
     siteDir: e.SERVE_SITE ? e.SITE_DIR : null,
     dataDir,
     database: e.DATABASE_URL
       ? {
           kind: "postgres",
           url: e.DATABASE_URL,
+          ...(e.DATABASE_MIGRATION_URL ? { migrationUrl: e.DATABASE_MIGRATION_URL } : {}),
           poolSize: e.DATABASE_POOL_SIZE,
           connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -292,7 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           issuer: e.OIDC_ISSUER_URL.replace(/\/$/, ""),
           ...google,
         }
-      : { kind: "development", reason: e.DEV_SIGN_IN ? "opt-in" : "loopback" },
+      : { kind: "development", reason: exposure === "loopback" ? "loopback" : "opt-in" },
     sessionTtlDays: e.SESSION_TTL_DAYS,
     sessionMaxDays: Math.max(e.SESSION_MAX_DAYS, e.SESSION_TTL_DAYS),
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

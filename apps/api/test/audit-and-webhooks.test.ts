@@ -10,14 +10,17 @@ import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
 import { eq, sql } from "drizzle-orm";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, outbox, webhookEndpoints } from "../src/db/schema";
+import { auditEvents, newsletterSubscribers, outbox, webhookEndpoints } from "../src/db/schema";
 import { isPublicAddress, webhookUrlProblem } from "../src/lib/net-guard";
 import { recordEvent } from "../src/modules/events/record";
+import { unsubscribeToken } from "../src/modules/newsletter/service";
+import { confirmationToken } from "../src/outbox/mail-templates";
 import { retryDelayMs } from "../src/outbox/runner";
 import { legacySignature, standardSignature, verifyLegacySignature } from "../src/outbox/signature";
 import { validSignup } from "./fixtures";
 import { devSignIn } from "./helpers/dev-sign-in";
-import { createTestApp } from "./helpers/test-app";
+import { plantedSession } from "./helpers/planted-session";
+import { createTestApp, createTestAppFromEnv, newSigningKeyPem, TEST_APP_SECRET } from "./helpers/test-app";
 
 const ADMIN = "ops.admin@example.com";
 const { app, close } = await createTestApp({ adminEmails: [ADMIN], backgroundJobs: false, webhookTimeoutMs: 2_000 });
@@ -79,9 +82,11 @@ describe("audit log", () => {
     });
     expect(response.statusCode).toBe(200);
     const [event] = await app.database.db.select().from(auditEvents).where(eq(auditEvents.type, "signup.created"));
+    // Nobody signed in: the actor is anonymous, and the address typed belongs to the target (the signup).
     expect(event).toMatchObject({
-      actorType: "customer",
-      actorEmail: "audit.one@example.com",
+      actorType: "anonymous",
+      actorId: null,
+      actorEmail: null,
       targetType: "signup",
       address: "203.0.113.9",
       before: null,
@@ -89,6 +94,46 @@ describe("audit log", () => {
     expect((event!.after as { role: string }).role).toBe("Tech Lead");
     const mails = await app.database.db.select().from(outbox).where(eq(outbox.eventId, event!.id));
     expect(mails.map((row) => row.channel)).toEqual(["email"]);
+  });
+
+  it("an anonymous newsletter request is not filed under the person whose address was typed (launch review 2)", async () => {
+    // A real customer, and a stranger who types her address into the blog's newsletter box.
+    await devSignIn(app, { email: "dora.real@example.com", name: "Dora Real" });
+    const typed = await app.inject({
+      method: "POST",
+      url: "/api/newsletter",
+      payload: { email: "dora.real@example.com" },
+    });
+    expect(typed.statusCode).toBe(200);
+    const underDora = (await asAdmin("GET", "/api/admin/audit?actor=dora.real@example.com")).json().data as {
+      type: string;
+    }[];
+    expect(underDora.map((event) => event.type)).not.toContain("newsletter.subscription_requested");
+    const anonymous = (await asAdmin("GET", "/api/admin/audit?actor=anonymous&type=newsletter.subscription_requested"))
+      .json()
+      .data.filter((event: { after: { email: string } }) => event.after.email === "dora.real@example.com");
+    expect(anonymous).toHaveLength(1);
+    expect(anonymous[0]).toMatchObject({
+      actor: { type: "anonymous", id: null, email: null },
+      target: { type: "newsletter_subscriber" },
+    });
+    // Following the links from the mail proves nobody's identity either: confirmations and unsubscriptions are anonymous.
+    const [subscriber] = await app.database.db
+      .select()
+      .from(newsletterSubscribers)
+      .where(eq(newsletterSubscribers.emailNormalized, "dora.real@example.com"));
+    const token = confirmationToken(TEST_APP_SECRET, subscriber!.id, subscriber!.confirmationSentAt!.getTime());
+    expect((await app.inject({ method: "POST", url: "/api/newsletter/confirm", payload: { token } })).statusCode).toBe(
+      200,
+    );
+    const unsubscribe = `/api/newsletter/unsubscribe?token=${encodeURIComponent(unsubscribeToken(TEST_APP_SECRET, subscriber!.id))}`;
+    expect((await app.inject(unsubscribe)).statusCode).toBe(200);
+    const followed = await app.database.db.select().from(auditEvents).where(eq(auditEvents.targetId, subscriber!.id));
+    expect(followed.map((event) => [event.type, event.actorType, event.actorEmail])).toEqual([
+      ["newsletter.subscription_requested", "anonymous", null],
+      ["newsletter.subscribed", "anonymous", null],
+      ["newsletter.unsubscribed", "anonymous", null],
+    ]);
   });
 
   it("a change that fails leaves no audit row and no outbox row (same transaction)", async () => {
@@ -115,6 +160,19 @@ describe("audit log", () => {
     const rows = await db.select().from(auditEvents);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((row) => row.actorEmail === "forged@example.com")).toBe(false);
+  });
+
+  it("has no escape hatch: SET LOCAL flotilla.audit_retention = 'on' lets no DELETE through (launch review 2)", async () => {
+    const db = app.database.db;
+    const count = async () => (await db.select({ n: sql<number>`count(*)::int` }).from(auditEvents))[0]!.n;
+    const before = await count();
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.execute(sql`set local flotilla.audit_retention = 'on'`);
+        await tx.execute(sql`delete from audit_events`);
+      }),
+    ).rejects.toThrow();
+    expect(await count()).toBe(before);
   });
 
   it("records license creation, machine binding and removal with the customer as actor", async () => {
@@ -398,9 +456,20 @@ describe("webhooks", () => {
   });
 
   it("SSRF: a production service refuses to register a loopback receiver", async () => {
-    const production = await createTestApp({ env: "production", adminEmails: [ADMIN], backgroundJobs: false });
+    const production = await createTestAppFromEnv(
+      {
+        NODE_ENV: "production",
+        PUBLIC_ORIGIN: "https://flotilla.example",
+        APP_SECRET: "ssrf-secret-ssrf-secret-ssrf-secret-ssrf",
+        LICENSE_SIGNING_KEY: newSigningKeyPem(),
+        GOOGLE_CLIENT_ID: "client-id",
+        GOOGLE_CLIENT_SECRET: "client-secret",
+      },
+      { adminEmails: [ADMIN], backgroundJobs: false },
+    );
     try {
-      const token = (await devSignIn(production.app, { email: ADMIN, name: "Ops Admin" })).token;
+      // Production runs no development issuer: the admin's session is the one a Google sign-in would leave.
+      const token = await plantedSession(production.app, ADMIN);
       for (const url of [receiverUrl, receiverUrl.replace("http:", "https:"), "https://10.1.2.3/x"]) {
         const response = await production.app.inject({
           method: "POST",

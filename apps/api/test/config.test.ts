@@ -37,7 +37,9 @@ describe("the development sign-in runs only where strangers cannot reach it", ()
   });
 
   it("DEV_SIGN_IN=true opts in explicitly outside production; DEV_SIGN_IN=false turns it off even on loopback", () => {
-    expect(loadConfig({ HOST: "0.0.0.0", DEV_SIGN_IN: "true" }).identityProvider).toEqual({
+    // Exposed, the opt-in opens the sign-in only: the secrets are still required (exposure.test.ts).
+    const secrets = { APP_SECRET: PRODUCTION.APP_SECRET, LICENSE_SIGNING_KEY: PRODUCTION.LICENSE_SIGNING_KEY };
+    expect(loadConfig({ HOST: "0.0.0.0", DEV_SIGN_IN: "true", ...secrets }).identityProvider).toEqual({
       kind: "development",
       reason: "opt-in",
     });

@@ -45,6 +45,32 @@ describe("deploy/", () => {
     }
   });
 
+  it("the service runs as a role that owns nothing; migrations as the owner; PostgreSQL creates both (decision 0039)", () => {
+    const init = read("deploy/postgres-init.sql");
+    const postgres = compose.services.postgres;
+    expect(postgres.volumes).toContain("./postgres-init.sql:/docker-entrypoint-initdb.d/10-flotilla-roles.sql:ro");
+    // The service never logs in as the superuser the image creates.
+    expect(postgres.environment.POSTGRES_USER).toBe("postgres");
+    // The passwords the init script reads are the ones the instances' URLs carry.
+    const passwords = [...init.matchAll(/^\\getenv \w+ (FLOTILLA_\w+_PASSWORD)$/gm)].map((match) => match[1]!);
+    expect(passwords).toEqual(["FLOTILLA_OWNER_PASSWORD", "FLOTILLA_SERVICE_PASSWORD"]);
+    for (const variable of passwords) {
+      expect(postgres.environment[variable], variable).toBe(`\${${variable}:?set ${variable}}`);
+    }
+    const roleOf = (url: string) => decodeURIComponent(new URL(url.replace(/\$\{[^}]*\}/g, "x")).username);
+    for (const name of ["api1", "api2", "api3"]) {
+      const environment = compose.services[name].environment as Record<string, string>;
+      expect(roleOf(environment.DATABASE_URL!), name).toBe(/^\\set service_role (\w+)$/m.exec(init)![1]);
+      expect(roleOf(environment.DATABASE_MIGRATION_URL!), name).toBe(/^\\set owner_role (\w+)$/m.exec(init)![1]);
+      expect(environment.DATABASE_URL).toContain("${FLOTILLA_SERVICE_PASSWORD");
+      expect(environment.DATABASE_MIGRATION_URL).toContain("${FLOTILLA_OWNER_PASSWORD");
+    }
+    const example = read("deploy/.env.example");
+    for (const variable of ["POSTGRES_PASSWORD", "FLOTILLA_OWNER_PASSWORD", "FLOTILLA_SERVICE_PASSWORD"]) {
+      expect(example, variable).toMatch(new RegExp(`^${variable}=$`, "m"));
+    }
+  });
+
   it("nginx in compose uses the template the cluster script uses, and it renders completely", () => {
     const nginx = compose.services.nginx;
     expect(nginx.volumes).toContain("./nginx.conf.template:/etc/nginx/templates/nginx.conf.template:ro");

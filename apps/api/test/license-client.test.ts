@@ -205,6 +205,38 @@ describe("seats, files and signed answers through the SDK", () => {
     expect(machines.machines[0]).toMatchObject({ machine_id: "sdk-airgapped", machine_name: "Lab machine" });
   });
 
+  it("from a license file alone, deleting or garbling the time of the last check does not hide a clock set back (launch review 2)", async () => {
+    const { key } = await freshLicense("sdk-airgap-clock@example.com");
+    const start = Date.now();
+    let clock = new Date(start);
+    const store = new MemoryStateStore();
+    const offline = managerFor("sdk-airgapped-clock", store, () => clock);
+    const answer = await new LicenseClient({ baseUrl, trustedKeys: pinned }).exchangeActivationRequest(
+      offline.activationRequest(key),
+    );
+    await offline.importLicenseFile(answer.license_file!, key);
+    expect((await store.read())?.token).toBeNull();
+    // Day 20 of a 30-day file: valid, and remembered as the latest time seen.
+    clock = new Date(start + 20 * 86_400_000);
+    expect(await offline.verifyOffline()).toMatchObject({ valid: true, source: "license-file" });
+    // Day 31: expired.
+    clock = new Date(start + 31 * 86_400_000);
+    expect((await offline.verifyOffline()).valid).toBe(false);
+    // Back to day 10: the record of day 20 catches it…
+    clock = new Date(start + 10 * 86_400_000);
+    expect(await offline.verifyOffline()).toMatchObject({ valid: false, reason: "clock_rollback" });
+    // …and without that record the check fails closed too, as the token path does.
+    const state = (await store.read())!;
+    for (const last_checked_at of [null, "not-a-date"]) {
+      await store.write({ ...state, last_checked_at });
+      expect(await offline.verifyOffline(), String(last_checked_at)).toMatchObject({
+        valid: false,
+        reason: "clock_rollback",
+      });
+      expect(await offline.check(), String(last_checked_at)).toMatchObject({ valid: false });
+    }
+  });
+
   it("a local proxy cannot turn SUSPENDED into VALID, nor replay an earlier VALID", async () => {
     const { key } = await freshLicense("sdk-proxy@example.com");
     let recorded: { body: string; headers: Headers } | null = null;

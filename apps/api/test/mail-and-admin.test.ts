@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newsletterSubscribers } from "../src/db/schema";
 import { validSignup } from "./fixtures";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 interface Mail {
@@ -129,6 +130,52 @@ describe("mail over SMTP", () => {
     });
     expect(again.statusCode).toBe(200);
     expect((await status()).unsubscribedAt).not.toBeNull();
+  });
+});
+
+describe("mail echoes nothing an unauthenticated sender typed (launch review 2)", () => {
+  it("an anonymous signup cannot choose the greeting of a mail sent from our domain to any address", async () => {
+    const bait = "Claim your refund at evil.example";
+    await app.inject({
+      method: "POST",
+      url: "/api/signup",
+      payload: validSignup({ email: "victim.greeting@example.com", name: bait, newsletter: false }),
+    });
+    mails.length = 0;
+    await app.outbox.runOnce();
+    const mail = mails.find((m) => m.to.includes("victim.greeting@example.com"));
+    expect(mail).toBeDefined();
+    const text = decode(mail!.raw);
+    expect(text).toMatch(/early-access list/);
+    for (const word of ["Claim your refund", "evil.example"]) expect(text).not.toContain(word);
+  });
+
+  it("a device refused for a full license is named in its owner's mail by nothing the device typed", async () => {
+    /** Fills a new license, then asks for one more device; returns the owner's "machine limit" mail. */
+    const refusedDeviceMail = async (prefix: string, device: Record<string, string>) => {
+      const { key } = await licensedCustomer(app, prefix);
+      const validate = (payload: Record<string, string>) =>
+        app.inject({ method: "POST", url: "/api/license/validate", payload: { license_key: key, ...payload } });
+      for (const machine of ["limit-1", "limit-2", "limit-3"]) await validate({ machine_id: machine });
+      expect((await validate(device)).json().data.code).toBe("TOO_MANY_MACHINES");
+      mails.length = 0;
+      await app.outbox.runOnce();
+      const limits = mails.filter((m) => /Subject: A device could not activate/.test(m.raw));
+      expect(limits).toHaveLength(1);
+      return decode(limits[0]!.raw);
+    };
+    const bait = await refusedDeviceMail("limit.bait.", {
+      // A machine id of 24 characters or fewer is its own display id: client text too.
+      machine_id: "evil.example/restore-now",
+      machine_name: "Call +1 555 0100 to keep your license",
+      platform: "Visit evil.example/pay",
+    });
+    expect(bait).toMatch(/Every device slot of your license is in use \(3\)/);
+    for (const word of ["Call +1", "555 0100", "evil.example", "restore-now", "Visit"])
+      expect(bait).not.toContain(word);
+    // A platform Node.js itself could report (one of a fixed set, as the SDK sends it) still names the device.
+    const plain = await refusedDeviceMail("limit.plain.", { machine_id: "limit-4", platform: "linux-x64" });
+    expect(plain).toMatch(/a new linux-x64 device was refused/);
   });
 });
 

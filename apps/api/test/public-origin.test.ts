@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { PUBLIC_ORIGIN_PLACEHOLDER } from "@flotilla/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newSigningKeyPem } from "./helpers/test-app";
 
 const API_DIR = fileURLToPath(new URL("..", import.meta.url));
 const ROOT = join(API_DIR, "../..");
@@ -62,8 +63,11 @@ async function startServer(origin: string): Promise<{ child: ChildProcess; outpu
       DATA_DIR: dataDir,
       DATABASE_URL: "",
       BACKGROUND_JOBS: "false",
-      // The origin is not loopback: the development sign-in has to be asked for (nobody else reaches this port).
+      // The origin is not loopback: the development sign-in has to be asked for (nobody else reaches this port),
+      // and the secrets set, not generated (decision 0038).
       DEV_SIGN_IN: "true",
+      APP_SECRET: "origin-secret-origin-secret-origin-secret",
+      LICENSE_SIGNING_KEY: newSigningKeyPem(),
     },
     stdio: ["ignore", "ignore", "pipe"],
   });

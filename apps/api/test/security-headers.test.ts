@@ -13,7 +13,7 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { apiOperations, type Operation, operationUrl } from "./helpers/openapi";
-import { createTestApp } from "./helpers/test-app";
+import { createTestApp, createTestAppFromEnv, newSigningKeyPem } from "./helpers/test-app";
 
 const BUILT_SITE = fileURLToPath(new URL("../../web/build/client", import.meta.url));
 const usingRealBuild = existsSync(join(BUILT_SITE, "index.html"));
@@ -45,7 +45,17 @@ beforeAll(async () => {
     }
   }
   development = await createTestApp({ siteDir, env: "development" });
-  production = await createTestApp({ siteDir, env: "production" });
+  production = await createTestAppFromEnv(
+    {
+      NODE_ENV: "production",
+      PUBLIC_ORIGIN: "https://flotilla.example",
+      APP_SECRET: "headers-secret-headers-secret-headers-secret",
+      LICENSE_SIGNING_KEY: newSigningKeyPem(),
+      GOOGLE_CLIENT_ID: "client-id",
+      GOOGLE_CLIENT_SECRET: "client-secret",
+    },
+    { siteDir },
+  );
   operations = await apiOperations(development.app);
   console.info(`security headers: site from ${usingRealBuild ? BUILT_SITE : "a miniature build"}`);
 });

@@ -208,7 +208,7 @@ export const AuditPageSchema = page(AuditEventSchema);
 export const ActivityEventSchema = z.object({
   id: z.string(),
   type: z.string(),
-  actor: z.enum(["you", "support", "service"]),
+  actor: z.enum(["you", "support", "service", "anonymous"]),
   target: z.object({ type: z.string(), id: z.string() }),
   before: z.unknown(),
   after: z.unknown(),

@@ -67,7 +67,12 @@ export const WEBHOOK_EVENT_TYPES = EVENT_TYPE_NAMES.filter((type) => EVENT_TYPES
 /** The test event an admin sends from the console; never recorded, never subscribed to. */
 export const WEBHOOK_TEST_EVENT = "webhook.test" as const;
 
-export const ACTOR_TYPES = ["customer", "admin", "service", "system"] as const;
+/**
+ * Who made a change: a signed-in customer, an admin, the service (licensing API, admin CLI), the system (outbox
+ * runner, jobs), or "anonymous" — nobody signed in (signups, newsletter requests, links followed from a mail). An
+ * anonymous actor has no id and no email: an address typed by a stranger belongs to the target, not the actor.
+ */
+export const ACTOR_TYPES = ["customer", "admin", "service", "system", "anonymous"] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /**

@@ -474,15 +474,28 @@ export class LicenseManager {
       license: null,
       tokenExpiresAt: reason === "expired" ? tokenExpiry(state.token) : null,
     });
-    const fromFile = async (): Promise<LicenseCheck | null> => {
-      if (!state.license_file) return null;
-      const verification = await this.#verifyFile(
-        state.license_file,
-        state.license_key,
-        state.machine_id,
-        state.last_checked_at,
+    if (!state.token && !state.license_file) {
+      return failed(
+        "no_token",
+        state.last_code && state.last_code !== "VALID"
+          ? `The server last answered ${state.last_code}; no offline token is held.`
+          : "No offline token is stored: connect to the licensing server to validate.",
       );
-      if (!verification.ok) return null;
+    }
+    // Fail closed, for the token and the license file alike: a missing or unreadable record of the last check is as
+    // suspicious as a clock set back (deleting it must not let an expired file verify again).
+    const lastChecked = state.last_checked_at ? Date.parse(state.last_checked_at) : Number.NaN;
+    if (Number.isNaN(lastChecked) || lastChecked - now.getTime() > this.#tolerance * 1000) {
+      return failed(
+        "clock_rollback",
+        Number.isNaN(lastChecked)
+          ? "The time of the last check is missing from the state: go online to check."
+          : `This machine's clock (${now.toISOString()}) is earlier than the last check (${state.last_checked_at}): go online to check.`,
+      );
+    }
+    const fromFile = async (file: NonNullable<LicenseState["license_file"]>): Promise<LicenseCheck> => {
+      const verification = await this.#verifyFile(file, state.license_key, state.machine_id, state.last_checked_at);
+      if (!verification.ok) return failed(verification.reason, `The license file: ${verification.message}`);
       await this.store.write({ ...state, last_checked_at: latest(state.last_checked_at, now) });
       return {
         ...base,
@@ -495,26 +508,7 @@ export class LicenseManager {
         source: "license-file",
       };
     };
-    if (!state.token) {
-      const file = await fromFile();
-      if (file) return file;
-      return failed(
-        "no_token",
-        state.last_code && state.last_code !== "VALID"
-          ? `The server last answered ${state.last_code}; no offline token is held.`
-          : "No offline token is stored: connect to the licensing server to validate.",
-      );
-    }
-    // Fail closed: a missing or unreadable record of the last check is as suspicious as a clock set back.
-    const lastChecked = state.last_checked_at ? Date.parse(state.last_checked_at) : Number.NaN;
-    if (Number.isNaN(lastChecked) || lastChecked - now.getTime() > this.#tolerance * 1000) {
-      return failed(
-        "clock_rollback",
-        Number.isNaN(lastChecked)
-          ? "The time of the last check is missing from the state: go online to check."
-          : `This machine's clock (${now.toISOString()}) is earlier than the last check (${state.last_checked_at}): go online to check.`,
-      );
-    }
+    if (!state.token) return fromFile(state.license_file!);
     const verification = await verifyLicenseToken(state.token, this.#trustedKeys, {
       machineId: state.machine_id,
       licenseKey: state.license_key,
@@ -523,9 +517,9 @@ export class LicenseManager {
     });
     if (!verification.ok) {
       // An expired token is not the end while a license file (checked the same way) still holds.
-      if (verification.reason === "expired") {
-        const file = await fromFile();
-        if (file) return file;
+      if (verification.reason === "expired" && state.license_file) {
+        const file = await fromFile(state.license_file);
+        if (file.valid) return file;
       }
       return failed(verification.reason, verification.message);
     }

@@ -16,6 +16,7 @@ import { withDeadline } from "../lib/peer-waits";
 import { boundedPool, DEFAULT_POSTGRES_BOUNDS } from "./bounded-postgres";
 import { type ChangeFeed, type FeedHandlers, listenForChanges } from "./change-feed";
 import * as schema from "./schema";
+import { grantServiceRole, roleOf } from "./service-role";
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -45,6 +46,8 @@ export type DatabaseOptions =
   | {
       kind: "postgres";
       url: string;
+      /** The owner role: migrations run as it, then DATABASE_URL's role gets what it needs (db/service-role.ts). */
+      migrationUrl?: string;
       poolSize?: number;
       /** Bounds on every wait (db/bounded-postgres.ts); DEFAULT_POSTGRES_BOUNDS when not given. */
       connectTimeoutMs?: number;
@@ -67,12 +70,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
     // Migrations on a connection of their own, without the statement timeout: waiting for another instance's
     // migrations (the advisory lock) or building an index may take longer than any request should.
-    const migrator = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: bounds.connectTimeoutMs });
+    const migrator = new pg.Client({
+      connectionString: options.migrationUrl ?? options.url,
+      connectionTimeoutMillis: bounds.connectTimeoutMs,
+    });
     migrator.on("error", () => undefined);
     await migrator.connect();
     try {
       await migrator.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
       await migrateNodePg(drizzleNodePg(migrator, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+      if (options.migrationUrl) await grantServiceRole(migrator, await roleOf(options.url, bounds.connectTimeoutMs));
     } finally {
       await migrator.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
       await migrator.end().catch(() => undefined);

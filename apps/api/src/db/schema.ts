@@ -364,7 +364,7 @@ export const oidcStore = pgTable(
 
 /**
  * Every state change, with who made it, from where, and what it looked like before and after. Append-only: a
- * trigger refuses UPDATE, DELETE and TRUNCATE (only the retention path may delete, decision 0030). No foreign
+ * trigger refuses UPDATE, DELETE and TRUNCATE, with no exception (migration 0009, decision 0039). No foreign
  * keys: the record outlives what it describes. `seq` orders the log (keyset pagination).
  */
 export const auditEvents = pgTable(
@@ -465,7 +465,7 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
-/** Mail "sent" without SMTP_URL: kept here and shown at /dev/mail (never in production). */
+/** Mail "sent" without SMTP_URL: kept here; shown at /dev/mail on a loopback development server only. */
 export const devMail = pgTable(
   "dev_mail",
   {

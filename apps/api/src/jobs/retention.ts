@@ -33,7 +33,7 @@ export const RETENTION = {
   /** Outbox rows once delivered or given up, and the webhook delivery log (what "resend" and the console show). */
   finishedOutboxMs: 30 * DAY_MS,
   webhookDeliveryLogMs: 30 * DAY_MS,
-  /** Development mail (/dev/mail; never in production). */
+  /** Mail kept without SMTP_URL (dev_mail). */
   devMailMs: 7 * DAY_MS,
 } as const;
 

@@ -1,6 +1,6 @@
 /**
  * Where the service may send requests that an admin chose the address of (webhooks): never to this machine, the
- * private network or cloud metadata in production (SSRF). The rule is checked on the URL when it is registered and
+ * private network or cloud metadata on any server others can reach, production or not (SSRF; exposure.ts). The rule is checked on the URL when it is registered and
  * again on every connection, on the address DNS actually returned (a name that resolves to 10.0.0.1 tomorrow is
  * refused then: no DNS rebinding).
  */
@@ -53,11 +53,13 @@ export function isLoopbackName(host: string): boolean {
   return name === "localhost" || name.endsWith(".localhost") || name === "::1" || /^127\.\d+\.\d+\.\d+$/.test(name);
 }
 
+/** "production": public https addresses only (production, or any exposed server); "development": loopback only. */
 export type UrlPolicy = "production" | "development";
 
 /**
- * Checks a webhook URL: https only in production, to a name or a public address; outside production https
- * anywhere, or http to this machine (a receiver under test). Returns the problem, or null.
+ * Checks a webhook URL: with the "production" policy https only, to a name or a public address; with the
+ * "development" policy (a loopback development server) https anywhere, or http to this machine (a receiver under
+ * test). Returns the problem, or null.
  */
 export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null {
   let url: URL;

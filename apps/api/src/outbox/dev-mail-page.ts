@@ -1,6 +1,7 @@
 /**
  * /dev/mail: the development mail outbox (mail kept in dev_mail when SMTP_URL is not set), newest first, with each
- * mail's text and a link to its HTML part. Never registered in production (the route does not exist there).
+ * mail's text and a link to its HTML part. Registered only where exposure.ts allows it (loopback, outside production):
+ * on any server others can reach the route does not exist.
  */
 import { desc, eq } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";

@@ -2,6 +2,10 @@
  * The mails the service sends, keyed by the event that sends them. recordEvent stores a MailJob (template, address,
  * the event's data) in the outbox; the runner renders it when it delivers, with the public origin and the secret
  * that sign links — nothing secret is stored in the outbox. Every mail has a plain-text and an HTML part.
+ *
+ * A mail goes out from our domain, so it says nothing that someone who did not sign in typed (launch review 2): not
+ * the name an anonymous signup gave, not the name, id or platform a device sent with a license key. Only what the
+ * service itself decided (tier, counts, key hints, links) and values from a fixed set.
  */
 import { createHmac } from "node:crypto";
 import { BRAND } from "@flotilla/contracts/brand";
@@ -66,11 +70,16 @@ function listUnsubscribe(context: MailContext, subscriberId: unknown): Record<st
 const str = (value: unknown, fallback = "") =>
   typeof value === "string" || typeof value === "number" ? String(value) : fallback;
 
+/** What Node.js reports as `${process.platform}-${process.arch}` (the SDK's default): a device's platform, if one. */
+const NODE_PLATFORM =
+  /^(aix|android|darwin|freebsd|linux|openbsd|sunos|win32)-(arm|arm64|ia32|loong64|mips|mipsel|ppc|ppc64|riscv64|s390|s390x|x64)$/;
+
 export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
   "signup.created": (data, context) => {
     const after = (data.after ?? {}) as Fields;
+    // No name: the signup is anonymous, and its name field would be words of the sender's choosing.
     return compose(`You're on the ${BRAND.name} early-access list`, [
-      `Hi ${str(after.name, "there")},`,
+      "Hello,",
       `Thanks for joining the ${BRAND.name} early-access programme. We'll write when your invitation is ready.`,
       ...(after.newsletter ? ["You also asked for the newsletter: a separate mail asks you to confirm it."] : []),
       `${context.publicOrigin}/`,
@@ -113,8 +122,11 @@ export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
   },
   "license.machine_limit_reached": (data, context) => {
     const after = (data.after ?? {}) as Fields;
+    // The device's name, id and platform are whatever a holder of the key sent: only a platform from the fixed set
+    // names it here; the dashboard lists the rest, as the device reported it.
+    const platform = NODE_PLATFORM.test(str(after.platform)) ? `${str(after.platform)} ` : "";
     return compose(`A device could not activate your ${BRAND.name} license`, [
-      `Every device slot of your license is in use${after.max_machines ? ` (${str(after.max_machines)})` : ""}, so a new device was refused${after.machine_name ? ` (${str(after.machine_name)})` : ""}.`,
+      `Every device slot of your license is in use${after.max_machines ? ` (${str(after.max_machines)})` : ""}, so a new ${platform}device was refused. Your dashboard lists it.`,
       "Remove a device you no longer use, or upgrade your plan:",
       `${context.publicOrigin}/dashboard`,
     ]);

@@ -1,6 +1,7 @@
 /**
  * Security headers. The API answers JSON under a locked-down CSP; HTML pages get a page-specific CSP
- * from the site plugin (script hashes instead of 'unsafe-inline'). HSTS only in production, over HTTPS.
+ * from the site plugin (script hashes instead of 'unsafe-inline'). HSTS only where pages insist on https
+ * (exposure.ts: never on loopback outside production, never for an http origin).
  *
  * Helmet decides the header set, but it is static (no nonces, no per-route options): it is computed once at
  * start and copied onto every reply by one hook. @fastify/helmet rebuilt the helmet middleware — parsing the
@@ -11,14 +12,20 @@ import cors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
 import helmet, { type HelmetOptions } from "helmet";
 import type { Config } from "../config";
+import { allows, type ExposureInputs } from "../exposure";
 
-export function helmetOptions(config: Pick<Config, "env">): HelmetOptions {
+/** Whether pages insist on https (HSTS, upgrade-insecure-requests): not where http is the point, nor over http. */
+export function insistsOnHttps(config: ExposureInputs & Pick<Config, "publicOrigin">): boolean {
+  return !allows(config, "plainHttpPages") && config.publicOrigin.startsWith("https:");
+}
+
+export function helmetOptions(config: ExposureInputs & Pick<Config, "publicOrigin">): HelmetOptions {
   return {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
     },
-    strictTransportSecurity: config.env === "production" ? { maxAge: 63_072_000, includeSubDomains: true } : false,
+    strictTransportSecurity: insistsOnHttps(config) ? { maxAge: 63_072_000, includeSubDomains: true } : false,
     crossOriginEmbedderPolicy: false,
     crossOriginResourcePolicy: { policy: "same-origin" },
     referrerPolicy: { policy: "strict-origin-when-cross-origin" },
@@ -63,7 +70,7 @@ export async function registerSecurity(app: FastifyInstance, config: Config) {
 }
 
 /** The CSP for one HTML page: its own inline scripts by hash, nothing inline otherwise. */
-export function pageContentSecurityPolicy(scriptHashes: readonly string[], production: boolean): string {
+export function pageContentSecurityPolicy(scriptHashes: readonly string[], insistOnHttps: boolean): string {
   const directives = [
     "default-src 'self'",
     `script-src 'self' ${scriptHashes.map((hash) => `'${hash}'`).join(" ")}`.trim(),
@@ -79,6 +86,6 @@ export function pageContentSecurityPolicy(scriptHashes: readonly string[], produ
     "form-action 'self'",
     "object-src 'none'",
   ];
-  if (production) directives.push("upgrade-insecure-requests");
+  if (insistOnHttps) directives.push("upgrade-insecure-requests");
   return directives.join("; ");
 }

@@ -115,7 +115,7 @@ function pagePolicies(
   root: string,
   files: string[],
   rewritten: Map<string, OriginFile>,
-  production: boolean,
+  insistOnHttps: boolean,
 ): Map<string, string> {
   const policies = new Map<string, string>();
   for (const file of files) {
@@ -125,14 +125,14 @@ function pagePolicies(
       .map((match) => match[1] ?? "")
       .filter((body) => body.length > 0)
       .map((body) => `sha256-${createHash("sha256").update(body).digest("base64")}`);
-    policies.set(file, pageContentSecurityPolicy([...new Set(hashes)], production));
+    policies.set(file, pageContentSecurityPolicy([...new Set(hashes)], insistOnHttps));
   }
   return policies;
 }
 
 export async function sitePlugin(
   app: FastifyInstance,
-  { root, production, origin }: { root: string; production: boolean; origin: string },
+  { root, insistOnHttps, origin }: { root: string; insistOnHttps: boolean; origin: string },
 ) {
   if (!existsSync(root)) throw new Error(`The built site was not found at ${root}. Run \`npm run build\` first.`);
   const spaFallback = join(root, "__spa-fallback.html");
@@ -140,7 +140,7 @@ export async function sitePlugin(
   const rewritten = withOrigin(root, files, origin);
   /** The build's compressed copies of rewritten files still name the placeholder: never served. */
   const withheld = new Set([...rewritten.keys()].flatMap((file) => [`${file}.br`, `${file}.gz`]));
-  const policies = pagePolicies(root, files, rewritten, production);
+  const policies = pagePolicies(root, files, rewritten, insistOnHttps);
 
   await app.register(fastifyStatic, {
     root,
@@ -186,7 +186,7 @@ export async function sitePlugin(
       reply
         .code(status)
         .header("Cache-Control", HTML_CACHE)
-        .header("Content-Security-Policy", policies.get(file) ?? pageContentSecurityPolicy([], production))
+        .header("Content-Security-Policy", policies.get(file) ?? pageContentSecurityPolicy([], insistOnHttps))
         .type("text/html; charset=utf-8"),
       file,
     );

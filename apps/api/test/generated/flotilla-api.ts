@@ -856,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint (the signing secret is in this answer only)
-         * @description https only in production, to a public address (checked again on every delivery); http is accepted for localhost outside production.
+         * @description https only, to a public address (checked again on every delivery), on any server other machines can reach; a development server reachable from its own machine only also accepts http to localhost.
          */
         post: operations["adminCreateWebhookEndpoint"];
         delete?: never;
@@ -6707,7 +6707,7 @@ export interface operations {
                             id: string;
                             type: string;
                             /** @enum {string} */
-                            actor: "you" | "support" | "service";
+                            actor: "you" | "support" | "service" | "anonymous";
                             target: {
                                 type: string;
                                 id: string;

@@ -2,7 +2,7 @@
  * A fresh app and database per test file: in-memory PGlite by default; a throw-away PostgreSQL database
  * when the suite runs in its PostgreSQL project (TEST_DATABASE_URL set, FLOTILLA_TEST_DB=postgres).
  */
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { buildApp } from "../../src/app";
@@ -10,6 +10,11 @@ import { type Config, loadConfig } from "../../src/config";
 import type { DatabaseOptions } from "../../src/db/client";
 
 export const onPostgres = process.env.FLOTILLA_TEST_DB === "postgres" && Boolean(process.env.TEST_DATABASE_URL);
+
+/** A fresh Ed25519 signing key (PKCS#8 PEM), for configurations that must not generate their own. */
+export function newSigningKeyPem(): string {
+  return generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+}
 
 export interface TestDatabase {
   options: DatabaseOptions;
@@ -37,20 +42,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** The APP_SECRET of test apps (it signs newsletter links, among others). */
+export const TEST_APP_SECRET = "test-secret-test-secret-test-secret-1234";
+
+const UNLIMITED: Config["rateLimits"] = {
+  signupPerMinute: 100_000,
+  perMinute: 100_000,
+  authFailuresPerMinute: 100_000,
+  accountPerMinute: 100_000,
+  licensePerMinute: 100_000,
+  licenseKeyPerMinute: 100_000,
+};
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({ LOG_LEVEL: "silent", NODE_ENV: "test" }),
     siteDir: null,
     dataDir: null,
-    appSecret: "test-secret-test-secret-test-secret-1234",
-    rateLimits: {
-      signupPerMinute: 100_000,
-      perMinute: 100_000,
-      authFailuresPerMinute: 100_000,
-      accountPerMinute: 100_000,
-      licensePerMinute: 100_000,
-      licenseKeyPerMinute: 100_000,
-    },
+    appSecret: TEST_APP_SECRET,
+    rateLimits: UNLIMITED,
     ...overrides,
   };
 }
@@ -59,7 +69,34 @@ export async function createTestApp(
   overrides: Partial<Config> = {},
 ): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const database = await createTestDatabase();
-  const app = await buildApp(testConfig({ database: database.options, ...overrides }));
+  return started(database, testConfig({ database: database.options, ...overrides }));
+}
+
+/**
+ * An app configured from environment variables exactly as the server would be (exposure, conveniences and all),
+ * on a fresh test database, with no data folder and no site unless `overrides` says so.
+ */
+export async function createTestAppFromEnv(
+  env: Record<string, string>,
+  overrides: Partial<Config> = {},
+): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ LOG_LEVEL: "silent", ...env });
+  return started(database, {
+    ...config,
+    siteDir: null,
+    dataDir: null,
+    rateLimits: UNLIMITED,
+    database: database.options,
+    ...overrides,
+  });
+}
+
+async function started(database: TestDatabase, config: Config) {
+  const app = await buildApp(config).catch(async (error: unknown) => {
+    await database.drop();
+    throw error;
+  });
   return {
     app,
     close: async () => {

@@ -309,7 +309,7 @@ export function registerAdminRoutes(
       schema: {
         ...common(
           "Register a webhook endpoint (the signing secret is in this answer only)",
-          "https only in production, to a public address (checked again on every delivery); http is accepted for localhost outside production.",
+          "https only, to a public address (checked again on every delivery), on any server other machines can reach; a development server reachable from its own machine only also accepts http to localhost.",
         ),
         body: CreateWebhookSchema,
         response: { 200: WebhookWithSecretSchema, ...errors },

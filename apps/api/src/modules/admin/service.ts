@@ -1,5 +1,6 @@
 /** What the admin API does: searches and exports over signups, subscribers, customers and the audit log; license actions. */
 import type {
+  ActivityEventSchema,
   AuditQuerySchema,
   CustomerListQuerySchema,
   LicenseAction,
@@ -10,6 +11,7 @@ import type {
   SubscriberListQuerySchema,
 } from "@flotilla/contracts/admin";
 import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
+import type { ActorType } from "@flotilla/contracts/events";
 import { tierById } from "@flotilla/contracts/tiers";
 import { type AnyColumn, and, asc, count, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { z } from "zod";
@@ -469,12 +471,7 @@ export async function customerActivity(db: Database, customerId: string, query: 
     data: page.data.map((row) => ({
       id: row.id,
       type: row.type,
-      actor:
-        row.actorType === "customer" && row.actorId === customerId
-          ? ("you" as const)
-          : row.actorType === "admin"
-            ? ("support" as const)
-            : ("service" as const),
+      actor: activityActor(row.actorType as ActorType, row.actorId === customerId),
       target: { type: row.targetType, id: row.targetId },
       before: row.before,
       after: row.after,
@@ -483,4 +480,19 @@ export async function customerActivity(db: Database, customerId: string, query: 
     })),
     next_cursor: page.next_cursor,
   };
+}
+
+/** How a customer sees who acted: themselves, support (no staff identity), the service, or someone not signed in. */
+function activityActor(type: ActorType, isThisCustomer: boolean): z.infer<typeof ActivityEventSchema>["actor"] {
+  switch (type) {
+    case "customer":
+      return isThisCustomer ? "you" : "service";
+    case "admin":
+      return "support";
+    case "service":
+    case "system":
+      return "service";
+    case "anonymous":
+      return "anonymous";
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * The development identity provider: a real OpenID Connect issuer (oidc-provider) mounted in this
  * process at /oidc, so that a fresh clone can sign in without a Google account. Its sign-in page asks
- * for an Email and a Name, no password. Never built in production (config refuses to start there
- * without Google settings).
+ * for an Email and a Name, no password. Built only where exposure.ts allows it: loopback outside production, or
+ * DEV_SIGN_IN=true on an exposed non-production server.
  *
  * The relying party reaches it through `app.inject` (discovery, token and key requests never leave
  * the process); browsers reach it through the public origin.

@@ -111,7 +111,9 @@ export function createRelyingParty(options: RelyingPartyOptions): IdentityProvid
       const claims = tokens.claims();
       if (!claims?.sub) throw new SignInRejected("ID token without a subject");
       const email = typeof claims.email === "string" ? claims.email : "";
-      if (!email || claims.email_verified === false) throw new SignInRejected("A verified email address is required");
+      // Admin rights and accounts hang on the address: only the provider's explicit `true` vouches for it (a
+      // missing claim, or the string "true", does not).
+      if (!email || claims.email_verified !== true) throw new SignInRejected("A verified email address is required");
       // PostgreSQL text cannot hold NUL (the insert would fail as a 500); no real address has control characters.
       if (CONTROL_CHARACTERS.test(email)) throw new SignInRejected("The email address has invalid characters");
       // Names are shown in lists: no control, direction-changing or invisible characters, whatever the provider sends.

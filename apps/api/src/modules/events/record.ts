@@ -10,12 +10,19 @@ import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, outbox, webhookEndpoints } from "../../db/schema";
 import { MAIL_TEMPLATES, type MailJob } from "../../outbox/mail-templates";
 
-export interface Actor {
-  type: ActorType;
-  /** Customer id, admin's customer id, or the name of the service part ("license-api", "admin-cli"…). */
-  id?: string | null;
-  email?: string | null;
-}
+/**
+ * Who made the change. A customer actor is someone signed in (their id is required); nobody signed in is
+ * "anonymous", which carries no id and no email: whatever address a stranger typed is the target's (decision 0030).
+ */
+export type Actor =
+  | { type: "customer"; id: string; email?: string | null }
+  | {
+      type: Exclude<ActorType, "customer" | "anonymous">;
+      /** Admin's customer id, or the name of the service part ("license-api", "admin-cli"…). */
+      id?: string | null;
+      email?: string | null;
+    }
+  | { type: "anonymous"; id?: never; email?: never };
 
 export interface EventInput {
   type: EventType;

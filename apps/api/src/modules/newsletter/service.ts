@@ -59,7 +59,7 @@ export async function subscribe(db: Database, email: string, source: string, add
     if (!row) return { mailed: false };
     await recordEvent(tx, {
       type: "newsletter.subscription_requested",
-      actor: { type: "customer", email: row.email },
+      actor: { type: "anonymous" },
       target: { type: "newsletter_subscriber", id: row.id },
       before: null,
       after: { email: row.email, source, confirmation_sent_at: now.toISOString() },
@@ -100,7 +100,7 @@ export async function confirmSubscription(
       .where(eq(newsletterSubscribers.id, id));
     await recordEvent(tx, {
       type: "newsletter.subscribed",
-      actor: { type: "customer", email: row.email },
+      actor: { type: "anonymous" },
       target: { type: "newsletter_subscriber", id },
       before: {
         confirmed_at: row.confirmedAt?.toISOString() ?? null,
@@ -127,7 +127,7 @@ export async function unsubscribe(
     if (!(await markUnsubscribed(tx as unknown as Database, id))) return false;
     await recordEvent(tx, {
       type: "newsletter.unsubscribed",
-      actor: { type: "customer" },
+      actor: { type: "anonymous" },
       target: { type: "newsletter_subscriber", id },
       before: { unsubscribed_at: null },
       after: { unsubscribed_at: new Date().toISOString() },

@@ -38,7 +38,7 @@ export async function recordSignup(
     if (!result.created) return { created: false };
     await recordEvent(tx, {
       type: "signup.created",
-      actor: { type: "customer", email: row.email },
+      actor: { type: "anonymous" },
       target: { type: "signup", id: result.id! },
       before: null,
       after: {

@@ -78,7 +78,7 @@ export function AuditSection() {
             <input
               id={id}
               type="search"
-              placeholder="admin, service, an email…"
+              placeholder="admin, anonymous, an email…"
               className={inputClass}
               value={draft.actor}
               onChange={(event) => set("actor")(event.target.value)}
