@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import AxeBuilder from "@axe-core/playwright";
 import { Webhook } from "standardwebhooks";
-import { type Browser, expect, type Page, test, waitingForHydration } from "./fixtures";
+import { type Browser, expect, type Page, test, waitingForPageReady } from "./fixtures";
 import { createFreeLicense } from "./portal";
 
 /** Keep in step with ADMIN_EMAILS in playwright.config.ts. */
@@ -24,7 +24,7 @@ async function completeSignIn(page: Page, email: string, name: string) {
 
 async function newPage(browser: Browser, theme?: "light" | "dark"): Promise<Page> {
   const context = await browser.newContext({ acceptDownloads: true });
-  const page = waitingForHydration(await context.newPage());
+  const page = waitingForPageReady(await context.newPage());
   if (theme) await page.addInitScript((value) => localStorage.setItem("theme", value), theme);
   return page;
 }

@@ -1,4 +1,4 @@
-import { expect, type Page, test, waitingForHydration } from "./fixtures";
+import { expect, type Page, test, waitingForPageReady } from "./fixtures";
 
 /** Signs in through the development issuer, starting from /login?redirect=… */
 async function signIn(page: Page, { email, name, redirect }: { email: string; name: string; redirect?: string }) {
@@ -122,7 +122,7 @@ test.describe("sign-in from the attacker's side", () => {
     browser,
   }) => {
     const attackerContext = await browser.newContext();
-    const attacker = waitingForHydration(await attackerContext.newPage());
+    const attacker = waitingForPageReady(await attackerContext.newPage());
     await signIn(attacker, { email: "fixer@example.com", name: "Session Fixer" });
     await expect(attacker).toHaveURL(/\/dashboard$/);
     const planted = await attacker.evaluate(() => localStorage.getItem("auth_token"));
@@ -141,7 +141,7 @@ test.describe("sign-in from the attacker's side", () => {
 
   test("login CSRF: a sign-in link captured in one browser does not complete in another", async ({ page, browser }) => {
     const attackerContext = await browser.newContext();
-    const attacker = waitingForHydration(await attackerContext.newPage());
+    const attacker = waitingForPageReady(await attackerContext.newPage());
     // The attacker stops their own sign-in at the callback page: the page's exchange never reaches the server.
     await attacker.route("**/api/auth/google/callback", (route) => route.abort());
     await signIn(attacker, { email: "csrf-attacker@example.com", name: "CSRF Attacker" });
@@ -157,7 +157,7 @@ test.describe("sign-in from the attacker's side", () => {
 
   test("sign out everywhere ends the session in the other browser too", async ({ page, browser }) => {
     const otherContext = await browser.newContext();
-    const other = waitingForHydration(await otherContext.newPage());
+    const other = waitingForPageReady(await otherContext.newPage());
     await signIn(other, { email: "two-browsers@example.com", name: "Two Browsers" });
     await expect(other).toHaveURL(/\/dashboard$/);
     await signIn(page, { email: "two-browsers@example.com", name: "Two Browsers" });

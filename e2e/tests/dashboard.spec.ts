@@ -1,4 +1,4 @@
-import { expect, test, waitingForHydration } from "./fixtures";
+import { expect, test, waitingForPageReady } from "./fixtures";
 import { createFreeLicense, desktopCli, signInToDashboard } from "./portal";
 
 /** Plays the desktop app; each machine keeps its own state file, as separate computers would. */
@@ -114,7 +114,7 @@ test("another customer cannot see or change someone else's license", async ({ pa
   await request.post("/api/license/validate", { data: { license_key: licenseKey, machine_id: "desktop-owner" } });
 
   const intruder = await page.context().browser()!.newContext();
-  const other = waitingForHydration(await intruder.newPage());
+  const other = waitingForPageReady(await intruder.newPage());
   await signInToDashboard(other, `intruder-${Date.now()}@example.com`, "Intruder");
   const token = await other.evaluate(() => localStorage.getItem("auth_token"));
   for (const [method, url] of [

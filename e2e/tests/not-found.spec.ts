@@ -2,7 +2,7 @@ import { expect, type Page, test } from "./fixtures";
 
 /**
  * Unknown paths end on the designed 404 page, whatever prefix they start with: status 404 from the server,
- * hydrated without a mismatch (React error #418) and without an error boundary, with the site's header and
+ * static HTML with its islands started (no React Router runtime, so no hydration to mismatch), with the site's header and
  * its navigation working. Docs are the exception the spec makes: any unknown /docs/* path shows getting-started.
  */
 const UNKNOWN_PATHS: readonly { prefix: string; path: string }[] = [
@@ -57,11 +57,11 @@ for (const { prefix, path } of UNKNOWN_PATHS) {
     const errors = collectErrors(page);
     const response = await page.goto(path);
     expect(response?.status()).toBe(404);
-    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("html")).toHaveAttribute("data-islands", "ready");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("This page drifted off course");
     await expect(page).toHaveURL(new RegExp(`${path}$`));
     await expectSiteChrome(page);
-    // The page is alive: its navigation works client-side.
+    // The page is alive: its navigation works.
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Pricing", exact: true }).click();
     await expect(page).toHaveURL(/\/pricing$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(/Simple plans/);
@@ -70,22 +70,22 @@ for (const { prefix, path } of UNKNOWN_PATHS) {
 }
 
 for (const { path, canonical, heading } of CASE_VARIANTS) {
-  test(`${path} is redirected to ${canonical} and hydrates cleanly`, async ({ page }) => {
+  test(`${path} is redirected to ${canonical} and its islands start cleanly`, async ({ page }) => {
     const errors = collectErrors(page);
     const response = await page.goto(path);
     expect(response?.status()).toBe(200);
     await expect(page).toHaveURL(new RegExp(`${canonical}$`));
-    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("html")).toHaveAttribute("data-islands", "ready");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
     expect(errors).toEqual([]);
   });
 }
 
-test("an unknown /docs path shows getting-started (spec), hydrated cleanly", async ({ page }) => {
+test("an unknown /docs path shows getting-started (spec), its islands started cleanly", async ({ page }) => {
   const errors = collectErrors(page);
   const response = await page.goto("/docs/no-such-page");
   expect(response?.status()).toBe(200);
-  await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.locator("html")).toHaveAttribute("data-islands", "ready");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Getting Started");
   await expectSiteChrome(page);
   expect(errors).toEqual([]);
@@ -93,8 +93,9 @@ test("an unknown /docs path shows getting-started (spec), hydrated cleanly", asy
 
 test("a client-side link to an unknown page shows the 404 page inside the site", async ({ page }) => {
   const errors = collectErrors(page);
-  await page.goto("/blog");
-  // A client-side navigation, as a <Link> with a mistyped target would make.
+  // From the portal, the React app (content pages have no router: their links are page loads). A client-side
+  // navigation, as a <Link> with a mistyped target would make.
+  await page.goto("/login");
   await page.evaluate(() =>
     (
       window as unknown as { __reactRouterDataRouter: { navigate: (to: string) => Promise<void> } }

@@ -1,9 +1,11 @@
 import { BRAND } from "@flotilla/contracts";
-import { type ReactNode, useEffect } from "react";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts } from "react-router";
+import { type ReactNode, useContext, useEffect } from "react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, UNSAFE_FrameworkContext, useMatches } from "react-router";
 import type { Route } from "./+types/root";
 import appStylesheet from "./app.css?url";
 import { AuthProvider } from "./lib/auth";
+import { isStaticPage } from "./lib/route-handle";
+import { SPECULATION_RULES } from "./lib/speculation-rules";
 import { THEME_BOOT_SCRIPT } from "./lib/theme";
 
 export const links: Route.LinksFunction = () => [
@@ -11,9 +13,18 @@ export const links: Route.LinksFunction = () => [
   { rel: "alternate", type: "application/rss+xml", title: `${BRAND.name} blog`, href: "/blog/rss.xml" },
 ];
 
+/** True while React renders a page at build time (prerendering); never in a browser. */
+const PRERENDERING = typeof document === "undefined";
+
 export function Layout({ children }: { children: ReactNode }) {
-  // Prerendered pages load their JavaScript after the first paint (apps/web/scripts/defer-hydration.mjs):
-  // this marks the moment the page became interactive, for tests and for anyone debugging it.
+  // A content page is built without the React Router runtime (docs/decisions/0040): the build adds its islands
+  // instead (scripts/finish-build.mjs). In the browser this layout only ever runs in the portal's app.
+  // The portal's shell (the SPA fallback) is rendered for "/" too, with the same matches: React Router's framework
+  // context is what tells it apart, and it must keep its scripts.
+  const matches = useMatches();
+  const appShell = useContext(UNSAFE_FrameworkContext)?.isSpaMode === true;
+  const staticPage = PRERENDERING && !appShell && isStaticPage(matches.map((match) => match.handle));
+  // Marks the moment the portal's app became interactive, for tests and for anyone debugging it.
   useEffect(() => {
     document.documentElement.dataset.hydrated = "true";
   }, []);
@@ -29,10 +40,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <link rel="stylesheet" href={appStylesheet} precedence="default" />
         <Meta />
         <Links />
+        {staticPage && <script type="speculationrules" dangerouslySetInnerHTML={{ __html: SPECULATION_RULES }} />}
       </head>
       <body>
         {children}
-        <Scripts />
+        {!staticPage && <Scripts />}
       </body>
     </html>
   );

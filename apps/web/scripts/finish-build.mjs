@@ -1,18 +1,19 @@
-// Runs after `react-router build` (see package.json). Two finishing touches on build/client:
+// Runs after `react-router build` and the islands' build (vite.islands.config.ts; see package.json). Two finishing touches on build/client:
 //
-// 1. Prerendered pages load their JavaScript after the first paint (./defer-hydration.mjs). The SPA
-//    fallback (client-only routes) keeps React Router's loading as it is: there the JavaScript is the page.
+// 1. Each prerendered content page gets the islands it names (./add-islands.mjs, docs/decisions/0040). The SPA
+//    fallback (the portal's client-only routes) keeps React Router's loading as it is: there the JavaScript is the page.
 // 2. Text files are precompressed once, at the highest levels (Brotli 11, gzip 9): the server sends
 //    the .br/.gz file (@fastify/static `preCompressed`) instead of compressing on every request.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { deferHydration } from "./defer-hydration.mjs";
+import { addIslands, islandEntries } from "./add-islands.mjs";
 
 const CLIENT = new URL("../build/client/", import.meta.url).pathname;
 const COMPRESSIBLE = /\.(html|js|css|svg|json|xml|txt|data|webmanifest)$/;
 const MIN_BYTES = 1024;
 const SPA_FALLBACK = "__spa-fallback.html";
+const ISLANDS = islandEntries(JSON.parse(readFileSync(join(CLIENT, "assets/islands/manifest.json"), "utf8")));
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -27,9 +28,9 @@ let before = 0;
 let after = 0;
 for (const path of files(CLIENT)) {
   if (path.endsWith(".html") && relative(CLIENT, path) !== SPA_FALLBACK) {
-    const deferred = deferHydration(readFileSync(path, "utf8"));
-    if (deferred) {
-      writeFileSync(path, deferred);
+    const withIslands = addIslands(readFileSync(path, "utf8"), ISLANDS);
+    if (withIslands) {
+      writeFileSync(path, withIslands);
       pages++;
     }
   }
@@ -48,6 +49,6 @@ for (const path of files(CLIENT)) {
   after += br.length;
 }
 console.log(
-  `finish-build: hydration after first paint on ${pages} pages; ${compressed} files precompressed ` +
+  `finish-build: islands on ${pages} content pages; ${compressed} files precompressed ` +
     `(${(before / 1024).toFixed(0)} KB → ${(after / 1024).toFixed(0)} KB brotli)`,
 );

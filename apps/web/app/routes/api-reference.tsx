@@ -2,10 +2,15 @@ import { BRAND } from "@flotilla/contracts/brand";
 import { Link } from "react-router";
 import { ApiReference } from "../features/api-reference/api-reference";
 import { readApiReference } from "../features/api-reference/openapi.server";
+import { STATIC_PAGE } from "../lib/route-handle";
 import { seo } from "../lib/seo";
 import type { Route } from "./+types/api-reference";
 
 /** Build time only: the page is prerendered from the service's own OpenAPI document. */
+
+/** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
+export const handle = STATIC_PAGE;
+
 export const loader = () => ({ groups: readApiReference() });
 
 export const meta = () =>

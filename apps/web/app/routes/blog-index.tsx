@@ -6,8 +6,12 @@ import { subscribeToNewsletter } from "../features/blog/api";
 import { PostCard } from "../features/blog/post-card";
 import { StayUpdated } from "../features/blog/stay-updated";
 import { listPosts } from "../features/content/content.server";
+import { STATIC_PAGE } from "../lib/route-handle";
 import { seo } from "../lib/seo";
 import type { Route } from "./+types/blog-index";
+
+/** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
+export const handle = STATIC_PAGE;
 
 export const loader = () => ({ posts: listPosts() });
 
@@ -20,10 +24,15 @@ export const meta = () =>
 
 export default function BlogIndex({ loaderData }: Route.ComponentProps) {
   const [category, setCategory] = useState<BlogCategory>("All");
-  const [featured, ...rest] = filterPosts(loaderData.posts, category);
+  const { posts } = loaderData;
+  const shown = filterPosts(posts, category);
+  const featuredSlug = shown[0]?.slug;
+  const inGrid = new Set(shown.slice(1).map((post) => post.slug));
 
+  // Every post is rendered twice, as the featured card and as a grid card, and the filter only shows and hides
+  // them: React does it by state here, the blog-filter island on the prerendered page (app/islands/blog-filter.ts).
   return (
-    <div className="mx-auto max-w-7xl px-4 py-20 sm:px-6 lg:px-8">
+    <div className="mx-auto max-w-7xl px-4 py-20 sm:px-6 lg:px-8" data-island="blog-filter">
       <header className="max-w-2xl">
         <p className="text-sm font-semibold uppercase tracking-wider text-accent">Blog</p>
         <h1 className="mt-3 text-4xl font-semibold tracking-tight sm:text-5xl">Notes from the command centre</h1>
@@ -49,11 +58,8 @@ export default function BlogIndex({ loaderData }: Route.ComponentProps) {
             type="button"
             aria-pressed={category === name}
             onClick={() => setCategory(name)}
-            className={`rounded-full border px-3.5 py-1.5 text-sm font-medium transition-colors ${
-              category === name
-                ? "border-transparent bg-brand text-white"
-                : "border-border bg-bg-elevated text-fg-muted hover:text-fg"
-            }`}
+            data-category-filter={name}
+            className="rounded-full border border-border bg-bg-elevated px-3.5 py-1.5 text-sm font-medium text-fg-muted transition-colors not-aria-pressed:hover:text-fg aria-pressed:border-transparent aria-pressed:bg-brand aria-pressed:text-white"
           >
             {name}
           </button>
@@ -62,10 +68,12 @@ export default function BlogIndex({ loaderData }: Route.ComponentProps) {
 
       <div className="mt-10 grid gap-10 lg:grid-cols-[1fr_18rem]">
         <div className="min-w-0" aria-live="polite">
-          {featured && <PostCard post={featured} featured />}
+          {posts.map((post) => (
+            <PostCard key={post.slug} post={post} featured hidden={post.slug !== featuredSlug} />
+          ))}
           <div className="mt-8 grid grid-cols-1 gap-6 md:grid-cols-2 xl:grid-cols-3" data-testid="post-grid">
-            {rest.map((post) => (
-              <PostCard key={post.slug} post={post} />
+            {posts.map((post) => (
+              <PostCard key={post.slug} post={post} hidden={!inGrid.has(post.slug)} />
             ))}
           </div>
         </div>
@@ -90,7 +98,9 @@ export default function BlogIndex({ loaderData }: Route.ComponentProps) {
               </li>
             </ul>
           </section>
-          <StayUpdated subscribe={subscribeToNewsletter} />
+          <div data-island="newsletter">
+            <StayUpdated subscribe={subscribeToNewsletter} />
+          </div>
         </aside>
       </div>
     </div>

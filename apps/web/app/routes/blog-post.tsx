@@ -8,10 +8,15 @@ import { CategoryBadge, PostMeta } from "../features/blog/post-meta";
 import { StayUpdated } from "../features/blog/stay-updated";
 import { listPosts, readPost } from "../features/content/content.server";
 import { MarkdownArticle } from "../features/content/markdown-article";
+import { STATIC_PAGE } from "../lib/route-handle";
 import { seo } from "../lib/seo";
 import type { Route } from "./+types/blog-post";
 
 /** Each post is its own route (app/routes.ts): the slug is the last segment of the prerendered path. */
+
+/** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
+export const handle = STATIC_PAGE;
+
 export async function loader({ request }: Route.LoaderArgs) {
   const slug = new URL(request.url).pathname.replace(/\/+$/, "").split("/").pop() ?? "";
   const result = await readPost(slug);
@@ -34,7 +39,7 @@ export const meta = ({ loaderData }: Route.MetaArgs) => {
 export default function BlogPostPage({ loaderData }: Route.ComponentProps) {
   const { post, html, related } = loaderData;
   const stayUpdated = (
-    <div className="mx-auto mt-12 max-w-xl first:mt-0">
+    <div className="mx-auto mt-12 max-w-xl first:mt-0" data-island="newsletter">
       <StayUpdated subscribe={subscribeToNewsletter} />
     </div>
   );

@@ -4,6 +4,10 @@ import { useCallback, useState } from "react";
 import { Outlet, useLocation } from "react-router";
 import { DocsSearchButton, DocsSearchDialog, useDocsSearchShortcut } from "../features/docs/docs-search";
 import { DocsSidebar } from "../features/docs/docs-sidebar";
+import { STATIC_PAGE } from "../lib/route-handle";
+
+/** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
+export const handle = STATIC_PAGE;
 
 export default function DocsLayout() {
   const { pathname } = useLocation();
@@ -15,7 +19,7 @@ export default function DocsLayout() {
   useDocsSearchShortcut(openSearch);
 
   return (
-    <div className="mx-auto flex max-w-7xl gap-10 px-4 sm:px-6 lg:px-8">
+    <div className="mx-auto flex max-w-7xl gap-10 px-4 sm:px-6 lg:px-8" data-island="search-shortcut">
       <aside className="sticky top-16 hidden h-[calc(100dvh-4rem)] w-60 shrink-0 overflow-y-auto py-10 lg:block">
         <div className="mb-6">
           <DocsSearchButton onOpen={openSearch} />

@@ -9,8 +9,12 @@ import { IntegrationsSection } from "../features/marketing/integrations-section"
 import { PlatformsSection } from "../features/marketing/platforms-section";
 import { VideoDialog } from "../features/marketing/video-dialog";
 import { PlanGrid } from "../features/pricing/plan-grid";
+import { STATIC_PAGE } from "../lib/route-handle";
 import { seo } from "../lib/seo";
 import { useOpenSignup } from "../lib/signup-opener";
+
+/** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
+export const handle = STATIC_PAGE;
 
 export const meta = () =>
   seo({
@@ -61,7 +65,13 @@ export default function Home() {
             Join the macOS beta. Bring a repository and one local coding CLI; Flotilla does the rest.
           </p>
           <div className="relative mt-8 flex flex-wrap justify-center gap-3">
-            <button type="button" className={buttonClass("primary", "lg")} onClick={openSignup}>
+            <button
+              type="button"
+              className={buttonClass("primary", "lg")}
+              onClick={openSignup}
+              data-island="opener"
+              data-opens="signup"
+            >
               Get Early Access
             </button>
             <Link

@@ -1,7 +1,11 @@
 import { Link } from "react-router";
 import { PlanGrid } from "../features/pricing/plan-grid";
+import { STATIC_PAGE } from "../lib/route-handle";
 import { seo } from "../lib/seo";
 import { useOpenSignup } from "../lib/signup-opener";
+
+/** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
+export const handle = STATIC_PAGE;
 
 export const meta = () =>
   seo({

@@ -1,7 +1,11 @@
 import { readPage } from "../features/content/content.server";
 import { StaticContentPage } from "../features/content/static-content-page";
+import { STATIC_PAGE } from "../lib/route-handle";
 import { seo } from "../lib/seo";
 import type { Route } from "./+types/publishers-guide";
+
+/** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
+export const handle = STATIC_PAGE;
 
 export const loader = () => readPage("pages", "publishers-guide");
 

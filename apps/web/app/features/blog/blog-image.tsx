@@ -26,32 +26,35 @@ export function BlogImage({
     if (img?.complete && img.naturalWidth === 0) setFailed(true);
   }, []);
 
-  if (failed) {
-    return (
+  // Both are in the markup, one hidden: React switches them by state, and on a prerendered page the
+  // blog-image island does (app/islands/blog-image.ts).
+  return (
+    <>
+      <img
+        ref={ref}
+        src={src}
+        srcSet={responsiveSrcSet(src)}
+        sizes={sizes}
+        alt={alt}
+        width={1200}
+        height={630}
+        loading={eager ? "eager" : "lazy"}
+        fetchPriority={eager ? "high" : undefined}
+        decoding="async"
+        onError={() => setFailed(true)}
+        hidden={failed}
+        data-island="blog-image"
+        className={`aspect-[1200/630] w-full bg-bg-subtle object-cover ${className}`}
+      />
       <div
         role="img"
         aria-label={`${alt} (${MESSAGES.blogImagePlaceholder})`}
+        hidden={!failed}
         className={`flex aspect-[1200/630] flex-col items-center justify-center gap-2 bg-gradient-to-br from-sky-500/15 to-indigo-500/20 text-fg-muted ${className}`}
       >
         <ImageOff className="size-6" aria-hidden="true" />
         <span className="text-sm font-medium">{MESSAGES.blogImagePlaceholder}</span>
       </div>
-    );
-  }
-  return (
-    <img
-      ref={ref}
-      src={src}
-      srcSet={responsiveSrcSet(src)}
-      sizes={sizes}
-      alt={alt}
-      width={1200}
-      height={630}
-      loading={eager ? "eager" : "lazy"}
-      fetchPriority={eager ? "high" : undefined}
-      decoding="async"
-      onError={() => setFailed(true)}
-      className={`aspect-[1200/630] w-full bg-bg-subtle object-cover ${className}`}
-    />
+    </>
   );
 }

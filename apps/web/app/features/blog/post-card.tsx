@@ -8,11 +8,16 @@ interface PostCardProps {
   featured?: boolean;
   /** h2 on the blog index; h3 under an article's "Keep reading" heading. */
   titleAs?: "h2" | "h3";
+  /** Rendered but not shown (the blog index renders every post in both forms; its filter shows some). */
+  hidden?: boolean;
 }
 
-export function PostCard({ post, featured = false, titleAs: Title = "h2" }: PostCardProps) {
+export function PostCard({ post, featured = false, titleAs: Title = "h2", hidden = false }: PostCardProps) {
   return (
     <article
+      hidden={hidden}
+      data-post={post.slug}
+      data-category={post.category}
       className={`group relative flex overflow-hidden rounded-2xl border border-border bg-bg-elevated transition-shadow hover:shadow-lg hover:shadow-sky-900/5 ${
         featured ? "flex-col lg:flex-row" : "flex-col"
       }`}
@@ -22,7 +27,7 @@ export function PostCard({ post, featured = false, titleAs: Title = "h2" }: Post
         <BlogImage
           src={post.image}
           alt=""
-          eager={featured}
+          eager={featured && !hidden}
           sizes={
             featured ? "(min-width: 1024px) 36rem, 100vw" : "(min-width: 1280px) 18rem, (min-width: 768px) 40vw, 100vw"
           }

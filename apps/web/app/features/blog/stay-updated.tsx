@@ -1,15 +1,26 @@
 import { MESSAGES } from "@flotilla/contracts";
 import { Mail } from "lucide-react";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { buttonClass } from "../../components/button";
 
 type State = { kind: "idle" } | { kind: "sending" } | { kind: "done" } | { kind: "error"; message: string };
 
-/** The blog's Stay Updated box: subscribes the address to the newsletter. */
-export function StayUpdated({ subscribe }: { subscribe: (email: string) => Promise<void> }) {
-  const [email, setEmail] = useState("");
+/**
+ * The blog's Stay Updated box: subscribes the address to the newsletter. One per page, with fixed ids rather than
+ * useId: on a prerendered page the newsletter island hydrates this markup on its own (app/islands/react), where
+ * useId would not give the ids the whole page was rendered with.
+ */
+export function StayUpdated({
+  subscribe,
+  initialEmail = "",
+}: {
+  subscribe: (email: string) => Promise<void>;
+  /** What was typed before the island hydrated the box. */
+  initialEmail?: string;
+}) {
+  const [email, setEmail] = useState(initialEmail);
   const [state, setState] = useState<State>({ kind: "idle" });
-  const inputId = useId();
+  const inputId = "stay-updated-email";
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();

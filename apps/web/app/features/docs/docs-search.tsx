@@ -5,7 +5,7 @@ import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { useNavigate } from "react-router";
 import { Modal } from "../../components/modal";
 import { SEARCH_INDEX_PATH, SEARCH_OPTIONS, type SearchDocument } from "./search-index";
-import { useShortcutHint } from "./shortcut-hint";
+import { isSearchShortcut, useShortcutHint } from "./shortcut-hint";
 
 type Index = MiniSearch<SearchDocument>;
 interface Hit {
@@ -39,9 +39,7 @@ function snippet(text: string, query: string): string {
 export function useDocsSearchShortcut(open: () => void) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      const target = event.target as HTMLElement;
-      const typing = target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName);
-      if ((event.key === "k" && (event.metaKey || event.ctrlKey)) || (event.key === "/" && !typing)) {
+      if (isSearchShortcut(event)) {
         event.preventDefault();
         open();
       }
@@ -57,27 +55,47 @@ export function DocsSearchButton({ onOpen }: { onOpen: () => void }) {
     <button
       type="button"
       onClick={onOpen}
+      data-island="opener"
+      data-opens="search"
       className="flex w-full items-center gap-2 rounded-lg border border-border bg-bg-elevated px-3 py-2 text-sm text-fg-muted hover:border-sky-500/50"
       aria-keyshortcuts="Control+K Meta+K /"
     >
       <Search className="size-4" aria-hidden="true" />
       <span className="flex-1 text-left">Search docs</span>
-      {hint && (
-        <kbd className="rounded border border-border px-1.5 font-mono text-[11px]" data-testid="search-shortcut">
-          {hint}
-        </kbd>
-      )}
+      {/* Filled in after load (React, or the search-shortcut island): the prerendered page cannot know the platform. */}
+      <kbd
+        hidden={!hint}
+        className="rounded border border-border px-1.5 font-mono text-[11px]"
+        data-testid="search-shortcut"
+        data-shortcut-hint
+      >
+        {hint}
+      </kbd>
     </button>
   );
 }
 
+interface DocsSearchDialogProps {
+  open: boolean;
+  onClose: () => void;
+}
+
 /** One search dialog per docs layout; any number of buttons open it. */
-export function DocsSearchDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+export function DocsSearchDialog(props: DocsSearchDialogProps) {
+  const navigate = useNavigate();
+  return <DocsSearchDialogView {...props} navigate={navigate} />;
+}
+
+/** The dialog itself; `navigate` goes to a result (the router's in the portal, a page load on a content page). */
+export function DocsSearchDialogView({
+  open,
+  onClose,
+  navigate,
+}: DocsSearchDialogProps & { navigate: (href: string) => void }) {
   const [query, setQuery] = useState("");
   const [hits, setHits] = useState<Hit[]>([]);
   const [active, setActive] = useState(0);
   const [state, setState] = useState<"idle" | "loading" | "error">("idle");
-  const navigate = useNavigate();
   const listId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
 

@@ -1,20 +1,7 @@
 import { useEffect, useState } from "react";
+import { browserShortcutHint } from "./search-keys";
 
-/** What the search button shows for its keyboard shortcut: ⌘K on Apple platforms, Ctrl K elsewhere, nothing on touch. */
-export function shortcutHint({
-  platform,
-  hasFinePointer,
-}: {
-  platform: string;
-  hasFinePointer: boolean;
-}): string | null {
-  if (!hasFinePointer) return null;
-  return /mac|iphone|ipad|ipod/i.test(platform) ? "⌘K" : "Ctrl K";
-}
-
-interface NavigatorWithUaData extends Navigator {
-  userAgentData?: { platform?: string };
-}
+export { browserShortcutHint, isSearchShortcut, shortcutHint } from "./search-keys";
 
 /**
  * The hint for this browser. The prerendered page cannot know the visitor's platform, so it shows none until
@@ -22,14 +9,6 @@ interface NavigatorWithUaData extends Navigator {
  */
 export function useShortcutHint(): string | null {
   const [hint, setHint] = useState<string | null>(null);
-  useEffect(() => {
-    const nav = navigator as NavigatorWithUaData;
-    setHint(
-      shortcutHint({
-        platform: nav.userAgentData?.platform || nav.platform || nav.userAgent,
-        hasFinePointer: window.matchMedia?.("(any-pointer: fine)").matches ?? true,
-      }),
-    );
-  }, []);
+  useEffect(() => setHint(browserShortcutHint()), []);
   return hint;
 }

@@ -32,10 +32,22 @@ export function Hero({ onJoin, onWatch }: { onJoin: () => void; onWatch: () => v
             ))}
           </ul>
           <div className="mt-9 flex flex-wrap items-center gap-3">
-            <button type="button" className={buttonClass("primary", "lg")} onClick={onJoin}>
+            <button
+              type="button"
+              className={buttonClass("primary", "lg")}
+              onClick={onJoin}
+              data-island="opener"
+              data-opens="signup"
+            >
               Get Early Access
             </button>
-            <button type="button" className={buttonClass("secondary", "lg")} onClick={onWatch}>
+            <button
+              type="button"
+              className={buttonClass("secondary", "lg")}
+              onClick={onWatch}
+              data-island="opener"
+              data-opens="video"
+            >
               <Play className="size-4" aria-hidden="true" />
               Watch Demo
             </button>

@@ -32,7 +32,13 @@ function PlatformCardView({ platform, onJoin }: { platform: PlatformCard; onJoin
           Coming Soon
         </div>
       ) : (
-        <button type="button" className={buttonClass("primary", "md", "mt-6 w-full")} onClick={onJoin}>
+        <button
+          type="button"
+          className={buttonClass("primary", "md", "mt-6 w-full")}
+          onClick={onJoin}
+          data-island="opener"
+          data-opens="signup"
+        >
           {platform.label}
         </button>
       )}

@@ -38,7 +38,13 @@ export function PlanCard({ plan, onJoin }: { plan: Plan; onJoin: () => void }) {
       </ul>
       {plan.quota && <p className="mt-4 text-xs text-fg-muted">{QUOTA_NOTE}</p>}
       {plan.status === "join-beta" ? (
-        <button type="button" className={buttonClass("primary", "md", "mt-8 w-full")} onClick={onJoin}>
+        <button
+          type="button"
+          className={buttonClass("primary", "md", "mt-8 w-full")}
+          onClick={onJoin}
+          data-island="opener"
+          data-opens="signup"
+        >
           Join Beta
         </button>
       ) : (

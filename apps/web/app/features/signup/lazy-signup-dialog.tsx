@@ -3,10 +3,11 @@
  * signup schema and zod) live in a separate chunk fetched on first open: public pages ship none of it.
  * Keep this file free of static imports from ./signup-dialog, ./api, ./form and @flotilla/contracts/signup.
  */
-import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
 import { Spinner } from "../../components/spinner";
+import { useRestoreFocus } from "../../components/use-restore-focus";
 import type { SignupDialogProps } from "./signup-dialog";
 
 const TITLE = "Get Early Access";
@@ -32,30 +33,6 @@ export function LazySignupDialog({ open, onClose }: SignupDialogProps) {
       <SignupDialog open={open} onClose={onClose} />
     </Suspense>
   );
-}
-
-/**
- * The native dialog returns focus to what was focused before showModal(). On first open the loading
- * dialog is swapped for the real one, so the real one would give focus back to <body>: remember the
- * opener ourselves and restore it when nothing else took focus.
- */
-function useRestoreFocus(open: boolean) {
-  const opener = useRef<HTMLElement | null>(null);
-  // Layout effect: runs before the dialog's showModal() (a passive effect) moves focus into it.
-  useLayoutEffect(() => {
-    if (!open) return;
-    const active = document.activeElement;
-    if (active instanceof HTMLElement && !active.closest("dialog")) opener.current = active;
-  }, [open]);
-  // Passive effect: runs after the dialog's close() and the browser's own focus return.
-  useEffect(() => {
-    if (open) return;
-    const target = opener.current;
-    opener.current = null;
-    if (target?.isConnected && (document.activeElement === null || document.activeElement === document.body)) {
-      target.focus();
-    }
-  }, [open]);
 }
 
 function SignupLoading({ open, onClose }: SignupDialogProps) {

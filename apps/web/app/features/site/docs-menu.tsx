@@ -14,18 +14,18 @@ export function DocsMenu({ active }: { active: boolean }) {
   useDismiss(open, close, container, trigger);
 
   return (
-    <div className="relative" ref={container}>
+    <div className="relative" ref={container} data-docs-menu>
       <button
         ref={trigger}
         type="button"
         aria-expanded={open}
         aria-controls={panelId}
         onClick={() => setOpen((value) => !value)}
-        className={navItemClass(active)}
+        className={`group ${navItemClass(active)}`}
         aria-current={active ? "page" : undefined}
       >
         Docs
-        <ChevronDown className={`size-3.5 transition-transform ${open ? "rotate-180" : ""}`} aria-hidden="true" />
+        <ChevronDown className="size-3.5 transition-transform group-aria-expanded:rotate-180" aria-hidden="true" />
       </button>
       <div
         id={panelId}

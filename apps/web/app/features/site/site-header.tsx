@@ -16,7 +16,10 @@ export function SiteHeader() {
   useEffect(() => setMobileOpen(false), [pathname]);
 
   return (
-    <header className="sticky top-0 z-40 border-b border-border/70 bg-bg/80 backdrop-blur-md supports-[backdrop-filter]:bg-bg/70">
+    <header
+      data-island="header"
+      className="sticky top-0 z-40 border-b border-border/70 bg-bg/80 backdrop-blur-md supports-[backdrop-filter]:bg-bg/70"
+    >
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
         <Link to="/" className="mr-2 rounded-md" aria-label="Flotilla home">
           <Logo />
@@ -45,13 +48,16 @@ export function SiteHeader() {
           </div>
           <button
             type="button"
-            className="inline-flex size-9 items-center justify-center rounded-lg text-fg hover:bg-bg-subtle md:hidden"
+            className="group inline-flex size-9 items-center justify-center rounded-lg text-fg hover:bg-bg-subtle md:hidden"
+            data-mobile-menu-button
             aria-expanded={mobileOpen}
             aria-controls={mobileId}
             aria-label={mobileOpen ? "Close menu" : "Open menu"}
             onClick={() => setMobileOpen((open) => !open)}
           >
-            {mobileOpen ? <X className="size-5" aria-hidden="true" /> : <Menu className="size-5" aria-hidden="true" />}
+            {/* Both icons, switched by aria-expanded: the same markup works with React and with the island. */}
+            <Menu className="size-5 group-aria-expanded:hidden" aria-hidden="true" />
+            <X className="hidden size-5 group-aria-expanded:block" aria-hidden="true" />
           </button>
         </div>
       </div>

@@ -49,19 +49,22 @@ export function UserMenu({
   const itemClass =
     "flex w-full items-center gap-2 rounded-md px-2.5 py-2 text-left text-sm text-fg hover:bg-bg-subtle focus-visible:bg-bg-subtle";
   return (
-    <div className="relative" ref={container}>
+    <div className="relative" ref={container} data-account-menu>
       <button
         ref={trigger}
         type="button"
         aria-expanded={open}
         aria-controls={panelId}
         aria-label={`Account menu for ${user.name}`}
+        data-account-label="Account menu for"
         onClick={() => setOpen((value) => !value)}
-        className="inline-flex h-9 items-center gap-2 rounded-full border border-border bg-bg-elevated py-1 pl-1 pr-3 text-sm font-medium hover:bg-bg-subtle"
+        className="group inline-flex h-9 items-center gap-2 rounded-full border border-border bg-bg-elevated py-1 pl-1 pr-3 text-sm font-medium hover:bg-bg-subtle"
       >
         <UserAvatar src={user.avatar_url} />
-        <span className="max-w-[10rem] truncate">{user.name}</span>
-        <ChevronDown className={`size-3.5 transition-transform ${open ? "rotate-180" : ""}`} aria-hidden="true" />
+        <span className="max-w-[10rem] truncate" data-account-field="name">
+          {user.name}
+        </span>
+        <ChevronDown className="size-3.5 transition-transform group-aria-expanded:rotate-180" aria-hidden="true" />
       </button>
       <div
         id={panelId}
@@ -69,8 +72,12 @@ export function UserMenu({
         className="absolute right-0 top-full z-50 mt-2 w-60 rounded-xl border border-border bg-bg-elevated p-1.5 shadow-xl shadow-black/10"
       >
         <div className="border-b border-border px-2.5 pb-2 pt-1.5">
-          <p className="truncate text-sm font-medium">{user.name}</p>
-          <p className="truncate text-xs text-fg-muted">{user.email}</p>
+          <p className="truncate text-sm font-medium" data-account-field="name">
+            {user.name}
+          </p>
+          <p className="truncate text-xs text-fg-muted" data-account-field="email">
+            {user.email}
+          </p>
         </div>
         <ul className="pt-1.5">
           <li>
@@ -80,23 +87,31 @@ export function UserMenu({
             </Link>
           </li>
           <li>
-            <button type="button" onClick={logout} className={itemClass}>
+            <button type="button" onClick={logout} className={itemClass} data-account-action="logout">
               <LogOut className="size-4 text-fg-muted" aria-hidden="true" />
               Logout
             </button>
           </li>
           <li>
-            <button type="button" onClick={logoutEverywhere} className={itemClass}>
+            <button
+              type="button"
+              onClick={logoutEverywhere}
+              className={itemClass}
+              data-account-action="logout-everywhere"
+            >
               <MonitorX className="size-4 text-fg-muted" aria-hidden="true" />
               Sign out everywhere
             </button>
           </li>
         </ul>
-        {error && (
-          <p role="alert" className="px-2.5 pb-1.5 text-xs text-red-700 dark:text-red-300">
-            {error}
-          </p>
-        )}
+        <p
+          role="alert"
+          className="px-2.5 pb-1.5 text-xs text-red-700 empty:hidden dark:text-red-300"
+          data-account-error
+          data-message={MESSAGES.signOutEverywhereFailed}
+        >
+          {error}
+        </p>
       </div>
     </div>
   );

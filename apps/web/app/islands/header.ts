@@ -1,0 +1,42 @@
+/** The top bar on every prerendered page: theme toggle, mobile menu, Docs menu and the account area. */
+import { applyTheme, currentTheme } from "../lib/theme";
+import { startAccount } from "./account";
+import { controlledBy, disclosure } from "./disclosure";
+import { island } from "./runtime";
+
+function themeToggle(button: HTMLElement) {
+  const label = () => {
+    const text = `Switch to ${currentTheme() === "dark" ? "light" : "dark"} theme`;
+    button.setAttribute("aria-label", text);
+    button.title = text;
+  };
+  label();
+  button.addEventListener("click", () => {
+    applyTheme(currentTheme() === "dark" ? "light" : "dark");
+    label();
+  });
+}
+
+function mobileMenu(button: HTMLElement) {
+  const panel = controlledBy(button);
+  if (!panel) return;
+  button.addEventListener("click", () => {
+    const open = button.getAttribute("aria-expanded") !== "true";
+    button.setAttribute("aria-expanded", String(open));
+    button.setAttribute("aria-label", open ? "Close menu" : "Open menu");
+    panel.hidden = !open;
+  });
+}
+
+island("header", () => {
+  const header = document.querySelector<HTMLElement>('[data-island="header"]');
+  if (!header) return;
+  for (const button of header.querySelectorAll<HTMLElement>("[data-theme-toggle]")) themeToggle(button);
+  const menuButton = header.querySelector<HTMLElement>("[data-mobile-menu-button]");
+  if (menuButton) mobileMenu(menuButton);
+  const docs = header.querySelector<HTMLElement>("[data-docs-menu]");
+  const docsButton = docs?.querySelector<HTMLElement>("button[aria-controls]") ?? null;
+  const docsPanel = controlledBy(docsButton);
+  if (docs && docsButton && docsPanel) disclosure(docsButton, docsPanel, docs);
+  void startAccount();
+});

@@ -1,0 +1,72 @@
+/**
+ * Buttons that open a dialog (`data-opens="signup" | "video" | "search"`): the dialog is a React island, fetched
+ * when the visitor shows intent (pointer over the button, focus, first touch) and mounted on the click.
+ */
+import { island } from "./runtime";
+
+interface DialogModule {
+  open(opener: HTMLElement | null): void;
+}
+
+const DIALOGS: Record<string, () => Promise<DialogModule>> = {
+  signup: () => import("./react/signup"),
+  video: () => import("./react/video"),
+  search: () => import("./react/search"),
+};
+
+const loading = new Map<string, Promise<DialogModule>>();
+
+/** Fetches a dialog's island once; a failed fetch is forgotten, so the next intent tries again. */
+export function loadDialog(name: string): Promise<DialogModule> {
+  const load = DIALOGS[name];
+  if (!load) return Promise.reject(new Error(`no dialog named ${name}`));
+  let module = loading.get(name);
+  if (!module) {
+    module = load();
+    loading.set(name, module);
+    module.catch(() => loading.delete(name));
+  }
+  return module;
+}
+
+const UNAVAILABLE = "This could not be loaded. Check your connection, then try again.";
+
+function sayUnavailable(opener: HTMLElement | null) {
+  if (!opener || opener.nextElementSibling?.hasAttribute("data-opener-error")) return;
+  const message = document.createElement("p");
+  message.setAttribute("role", "alert");
+  message.dataset.openerError = "";
+  message.className = "mt-2 w-full text-sm text-red-700 dark:text-red-300";
+  message.textContent = UNAVAILABLE;
+  opener.after(message);
+}
+
+export async function openDialog(name: string, opener: HTMLElement | null): Promise<void> {
+  try {
+    (await loadDialog(name)).open(opener);
+    opener?.nextElementSibling?.hasAttribute("data-opener-error") && opener.nextElementSibling.remove();
+  } catch (error) {
+    console.error(`The ${name} dialog could not be loaded.`, error);
+    sayUnavailable(opener);
+  }
+}
+
+const openerOf = (target: EventTarget | null) =>
+  target instanceof Element ? target.closest<HTMLElement>("[data-opens]") : null;
+
+island("opener", () => {
+  const prefetch = (event: Event) => {
+    const name = openerOf(event.target)?.dataset.opens;
+    if (name) loadDialog(name).catch(() => undefined);
+  };
+  for (const type of ["pointerover", "focusin", "touchstart"]) {
+    document.addEventListener(type, prefetch, { capture: true, passive: true });
+  }
+  document.addEventListener("click", (event) => {
+    const opener = openerOf(event.target);
+    const name = opener?.dataset.opens;
+    if (!opener || !name) return;
+    event.preventDefault();
+    void openDialog(name, opener);
+  });
+});

@@ -1,0 +1,38 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { defineConfig } from "vite";
+
+/**
+ * The content pages' islands (docs/decisions/0040), built after `react-router build` into build/client/assets/islands
+ * with the same bundler (its tree shaking keeps zod's locales and React out of the small islands). An entry is
+ * every app/islands/<name>.ts that calls island("<name>"); the React islands (app/islands/react) are imported on
+ * demand by entries and land in chunks of their own. scripts/finish-build.mjs reads the manifest (assets/islands/manifest.json).
+ */
+const ISLANDS = new URL("./app/islands/", import.meta.url).pathname;
+const entries = readdirSync(ISLANDS)
+  .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+  .map((file) => file.slice(0, -3))
+  .filter((name) => readFileSync(`${ISLANDS}${name}.ts`, "utf8").includes(`island("${name}"`));
+
+export default defineConfig({
+  publicDir: false,
+  build: {
+    outDir: "build/client",
+    emptyOutDir: false,
+    copyPublicDir: false,
+    manifest: "assets/islands/manifest.json",
+    // Entries get their imports as modulepreload links in the page (finish-build); dynamic imports need no helper.
+    modulePreload: false,
+    rolldownOptions: {
+      // lucide-react marks its modules "use client" (a React Server Components hint): meaningless in a browser bundle.
+      onLog(level, log, handler) {
+        if (log.code === "MODULE_LEVEL_DIRECTIVE") return;
+        handler(level, log);
+      },
+      input: Object.fromEntries(entries.map((name) => [name, `app/islands/${name}.ts`])),
+      output: {
+        entryFileNames: "assets/islands/[name]-[hash].js",
+        chunkFileNames: "assets/islands/[name]-[hash].js",
+      },
+    },
+  },
+});

@@ -1,0 +1,84 @@
+/**
+ * Content pages are static HTML with islands (docs/decisions/0040). From disk: no content page carries React
+ * Router's runtime, and what each runs up front stays within the budget (12 KB gzip, issue 23; Starlight sends
+ * about 5 KB). In Chromium: a reader who does not touch anything downloads no React; intent fetches the dialog.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { gzipSync } from "node:zlib";
+import { expect, test } from "./fixtures";
+
+const SITE_DIR = new URL("../../apps/web/build/client/", import.meta.url).pathname;
+/** Gzip bytes of JavaScript a content page may run before any interaction. */
+const UP_FRONT_JS_BUDGET = 12 * 1024;
+
+function htmlPages(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) return htmlPages(full);
+    return entry.endsWith(".html") && entry !== "__spa-fallback.html" ? [full] : [];
+  });
+}
+
+/** The scripts and module preloads in a page's HTML: everything it fetches before any interaction. */
+function upFrontScripts(html: string): string[] {
+  const sources = [
+    ...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g),
+    ...html.matchAll(/rel="modulepreload" href="([^"]+)"/g),
+  ];
+  return [...new Set(sources.map((match) => match[1]!))];
+}
+
+test("no content page carries React Router's runtime, and each runs at most 12 KB of JavaScript up front", () => {
+  const pages = htmlPages(SITE_DIR);
+  expect(pages.length).toBeGreaterThanOrEqual(30);
+  const report: Record<string, number> = {};
+  for (const file of pages) {
+    const html = readFileSync(file, "utf8");
+    const page = relative(SITE_DIR, file);
+    expect(html, `${page} hydrates React Router`).not.toContain("__reactRouterContext");
+    expect(html, `${page} loads the app's entry`).not.toMatch(/entry\.client|manifest-[\w-]+\.js/);
+    let bytes = 0;
+    for (const src of upFrontScripts(html)) {
+      expect(src, `${page} loads a script from outside the islands`).toMatch(/^\/assets\/islands\//);
+      bytes += gzipSync(readFileSync(join(SITE_DIR, src)), { level: 9 }).length;
+    }
+    report[page] = bytes;
+  }
+  const over = Object.entries(report).filter(([, bytes]) => bytes > UP_FRONT_JS_BUDGET);
+  expect(over, `over ${UP_FRONT_JS_BUDGET} B gzip up front`).toEqual([]);
+  // Every page has its top bar, so every page has at least the header island.
+  for (const [page, bytes] of Object.entries(report)) expect(bytes, page).toBeGreaterThan(0);
+});
+
+test("the portal's shell still loads the React app", () => {
+  const shell = readFileSync(join(SITE_DIR, "__spa-fallback.html"), "utf8");
+  expect(shell).toContain("__reactRouterContext");
+  expect(shell).not.toContain("data-island-entry");
+});
+
+test("a reader who touches nothing downloads no React; intent fetches the dialog, a click opens it", async ({
+  page,
+}) => {
+  const scripts: string[] = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
+  });
+  await page.goto("/");
+  await page.waitForTimeout(1500);
+  const upFront = [...scripts];
+  expect(upFront.length).toBeGreaterThan(0);
+  expect(upFront.every((path) => path.startsWith("/assets/islands/"))).toBe(true);
+  expect(upFront.some((path) => /signup|jsx-runtime/.test(path))).toBe(false);
+
+  const join = page.getByRole("main").getByRole("button", { name: "Get Early Access" }).first();
+  await join.hover();
+  await expect.poll(() => scripts.some((path) => /\/signup-[\w-]+\.js$/.test(path))).toBe(true);
+  await join.click();
+  const dialog = page.getByRole("dialog", { name: "Get Early Access" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel(/Email/).first()).toBeEditable();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(join).toBeFocused();
+});
