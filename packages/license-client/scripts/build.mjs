@@ -99,7 +99,8 @@ async function buildLibrary() {
       fail(`${file} still refers to @flotilla/contracts`);
     }
   }
-  console.log("license-client: library built (dist/index.js, dist/index.d.ts)");
+  // Progress goes to stderr: `npm pack --json` (which runs this as prepack) owns stdout.
+  console.error("license-client: library built (dist/index.js, dist/index.d.ts)");
 }
 
 async function buildCli() {
@@ -113,7 +114,7 @@ async function buildCli() {
     define: { __FLOTILLA_PINNED_BUILD__: JSON.stringify(pinned) },
     sourcemap: true,
   });
-  console.log(`license-client: ${pinned.kind} CLI build, trusting ${pinned.keys.map((key) => key.kid).join(", ")}`);
+  console.error(`license-client: ${pinned.kind} CLI build, trusting ${pinned.keys.map((key) => key.kid).join(", ")}`);
 }
 
 const args = process.argv.slice(2);
