@@ -171,7 +171,9 @@ describe("the SDK as an npm package", () => {
     await run(join(project, "node_modules/.bin/tsc"), ["-p", project], { cwd: project });
 
     const customer = await licensedCustomer(app, "sdk-package");
-    const x = (await app.inject("/api/license/public-key")).json().data.jwk.x as string;
+    // What the publisher gets from GET /api/license/public-key (or `admin keys public`): the JWK, its kid included.
+    const jwk = (await app.inject("/api/license/public-key")).json().data.jwk as { x: string; kid: string };
+    const x = jwk.x;
     const { stdout } = await run(
       process.execPath,
       [join(project, "out/app.js"), baseUrl, customer.key, x, join(project, "license.json")],
@@ -212,7 +214,10 @@ describe("the SDK as an npm package", () => {
       JSON.parse(
         (await run(process.execPath, [join(project, file), result.token, customer.key, result.machineId])).stdout,
       );
-    await bundle({ __FLOTILLA_PINNED_BUILD__: JSON.stringify({ keys: [{ x }] }) }, "pinned.bundle.mjs");
+    await bundle(
+      { __FLOTILLA_PINNED_BUILD__: JSON.stringify({ kind: "production", keys: [jwk] }) },
+      "pinned.bundle.mjs",
+    );
     expect(await verify("pinned.bundle.mjs")).toEqual({ kind: "production", keys: 1, ok: true, reason: null });
     await bundle({}, "unpinned.bundle.mjs");
     expect(await verify("unpinned.bundle.mjs")).toEqual({
