@@ -2,7 +2,7 @@
  * What the desktop app does with its license: activate a key on this machine, check it (online when the
  * server answers, else offline against the stored signed token until it expires), report usage, forget it.
  *
- * Nothing a user can write is trusted: tokens verify only with the keys pinned in this build; the machine id is
+ * Nothing a user can write is trusted: tokens verify only with the keys the publisher gave (trusted-keys.ts); the machine id is
  * computed again at every check (a state file copied to another computer is not valid there); a token may not
  * outlast the offline grace; and a clock set back (earlier than the last check, or a token issued in the future)
  * means "go online", never "valid".
