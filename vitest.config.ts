@@ -1,4 +1,12 @@
+import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
+
+/**
+ * Inside the workspace, @flotilla/license-client is imported from its TypeScript sources: its package.json maps the
+ * "@flotilla/source" export condition to src/index.ts; an install from the registry, which never sets it, gets dist/
+ * (docs/decisions/0043). tsconfig.base.json sets the same condition for the type checker.
+ */
+const workspaceSources = { ssr: { resolve: { conditions: ["@flotilla/source", ...defaultServerConditions] } } };
 
 export default defineConfig({
   test: {
@@ -29,6 +37,7 @@ export default defineConfig({
         },
       },
       {
+        ...workspaceSources,
         test: {
           name: "api",
           root: "apps/api",
@@ -49,6 +58,7 @@ export default defineConfig({
       ...(process.env.TEST_DATABASE_URL
         ? [
             {
+              ...workspaceSources,
               test: {
                 name: "api-postgres",
                 root: "apps/api",

@@ -8,7 +8,7 @@
  */
 import { createHash, createPublicKey, randomBytes, verify } from "node:crypto";
 import { SEAT_RULES, signingInput } from "@flotilla/contracts/seats";
-import { keyIdOf, type TrustedKey } from "./trusted-keys";
+import { keyIdOf, NO_TRUSTED_KEYS, type TrustedKey } from "./trusted-keys";
 
 export type AnswerFailureReason = "unsigned" | "untrusted_key" | "bad_signature" | "wrong_request" | "stale";
 
@@ -42,6 +42,7 @@ export function verifyAnswer(
   if (alg !== "ed25519" || !keyid || !created || !signature || nonce === undefined) {
     return fail("unsigned", "The answer's signature header is malformed.");
   }
+  if (trustedKeys.length === 0) return fail("untrusted_key", NO_TRUSTED_KEYS);
   const trusted = trustedKeys.find((candidate) => keyIdOf(candidate.x) === keyid);
   if (!trusted)
     return fail("untrusted_key", `The answer is signed with key "${keyid}", which this build does not trust.`);

@@ -37,12 +37,12 @@ import {
   LicenseNetworkError,
   LicenseProtocolError,
 } from "./errors";
-import { PINNED_KEYS, type TrustedKey } from "./trusted-keys";
+import { checkTrustedKeys, PINNED_KEYS, type TrustedKey, type TrustedKeyInput } from "./trusted-keys";
 
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 /** The longest Retry-After we are prepared to sit through; a longer one fails the call at once. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000;
-const VERSION = "0.1.0";
+const VERSION = "1.0.0";
 
 export type ValidateResult = ReturnType<typeof LicenseValidateResponseSchema.parse>["data"];
 export type UsageResult = ReturnType<typeof UsageResponseSchema.parse>["data"];
@@ -79,11 +79,13 @@ export interface LicenseClientOptions {
   /** Sent as User-Agent. */
   userAgent?: string;
   /**
-   * The keys whose signature a licensing answer must carry (default: the keys pinned in this build). Answers to the
-   * desktop calls that are unsigned, signed by another key, made for another request or stale are refused
-   * (LicenseAnswerError), so a proxy between the app and the server cannot rewrite them.
+   * The keys whose signature a licensing answer must carry: your licensing server's Ed25519 public keys (their JWK
+   * `x`; checked, ids computed). Default: the keys defined when the app was bundled (PINNED_KEYS), none in the npm
+   * package as published. Answers to the desktop calls that are unsigned, signed by another key, made for another
+   * request or stale are refused (LicenseAnswerError), so a proxy between the app and the server cannot rewrite them;
+   * with no key at all, every one is.
    */
-  trustedKeys?: readonly TrustedKey[];
+  trustedKeys?: readonly TrustedKeyInput[];
   /** The clock signed answers are checked against (injectable for tests). */
   now?: () => Date;
 }
@@ -120,6 +122,8 @@ type Attempt =
 
 export class LicenseClient {
   readonly baseUrl: string;
+  /** The keys this client trusts (checked at construction); a LicenseManager uses them unless given its own. */
+  readonly trustedKeys: readonly TrustedKey[];
   readonly #fetch: typeof globalThis.fetch;
   readonly #timeoutMs: number;
   readonly #retries: number;
@@ -128,7 +132,6 @@ export class LicenseClient {
   readonly #maxRetryAfter: number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #userAgent: string;
-  readonly #trustedKeys: readonly TrustedKey[];
   readonly #now: () => Date;
 
   constructor(options: LicenseClientOptions = {}) {
@@ -141,7 +144,7 @@ export class LicenseClient {
     this.#maxRetryAfter = Math.max(0, options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
     this.#sleep = options.sleep ?? sleep;
     this.#userAgent = options.userAgent ?? `flotilla-license-client/${VERSION}`;
-    this.#trustedKeys = options.trustedKeys ?? PINNED_KEYS;
+    this.trustedKeys = options.trustedKeys === undefined ? PINNED_KEYS : checkTrustedKeys(options.trustedKeys);
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -328,7 +331,7 @@ export class LicenseClient {
         body: outcome.text,
         header: outcome.headers.get(SIGNATURE_HEADER),
       },
-      this.#trustedKeys,
+      this.trustedKeys,
       { now: this.#now() },
     );
     if (!verification.ok) {

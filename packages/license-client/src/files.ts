@@ -2,7 +2,7 @@
  * License files, for machines that work offline for long or never reach the service (air-gapped): a token signed by
  * the licensing key (typ "license-file"), encrypted with AES-256-GCM under a key derived from the license key and
  * the machine id (contracts/license-file.ts). Opening one needs the license key and this machine; trusting it needs
- * its signature to verify with a key pinned in this build, the file not to have expired, and the clock not to have
+ * its signature to verify with a key the publisher trusts, the file not to have expired, and the clock not to have
  * been set back past its issue time.
  *
  * A machine with no network is activated through another computer: `activationRequest()` writes what it asks for,

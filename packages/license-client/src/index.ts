@@ -84,4 +84,12 @@ export {
   type StoredLicense,
   writeFileAtomic,
 } from "./state";
-export { BUILD_KIND, type BuildKind, keyIdOf, PINNED_KEYS, type TrustedKey, trustedKey } from "./trusted-keys";
+export {
+  BUILD_KIND,
+  type BuildKind,
+  keyIdOf,
+  PINNED_KEYS,
+  type TrustedKey,
+  type TrustedKeyInput,
+  trustedKey,
+} from "./trusted-keys";

@@ -2,7 +2,7 @@
  * What the desktop app does with its license: activate a key on this machine, check it (online when the
  * server answers, else offline against the stored signed token until it expires), report usage, forget it.
  *
- * Nothing a user can write is trusted: tokens verify only with the keys pinned in this build; the machine id is
+ * Nothing a user can write is trusted: tokens verify only with the keys the publisher gave (trusted-keys.ts); the machine id is
  * computed again at every check (a state file copied to another computer is not valid there); a token may not
  * outlast the offline grace; and a clock set back (earlier than the last check, or a token issued in the future)
  * means "go online", never "valid".
@@ -14,6 +14,7 @@ import type { CallOptions, LicenseClient, LicenseFeatures, UsageResult, Validate
 import {
   isConnectivityError,
   LicenseApiError,
+  LicenseInputError,
   LicenseStateError,
   LicenseTokenError,
   NotActivatedError,
@@ -27,15 +28,18 @@ import {
   verifyLicenseToken,
 } from "./offline";
 import type { LicenseState, StateStore, StoredLicense } from "./state";
-import { PINNED_KEYS, type TrustedKey } from "./trusted-keys";
+import { checkTrustedKeys, NO_TRUSTED_KEYS, type TrustedKey, type TrustedKeyInput } from "./trusted-keys";
 
 export interface LicenseManagerOptions {
   client: LicenseClient;
   store: StateStore;
   /** This machine's id, computed at every activation and check (default: getMachineId()). */
   machineId?: () => string;
-  /** The keys that sign license tokens (default: the keys pinned in this build). */
-  trustedKeys?: readonly TrustedKey[];
+  /**
+   * The keys that sign license tokens (default: the client's). Left out, the client must trust at least one key,
+   * else the constructor throws LicenseInputError: a manager that can verify nothing is a mistake, not a mode.
+   */
+  trustedKeys?: readonly TrustedKeyInput[];
   /** Sent with validations (default: "<platform>-<arch>"). */
   platform?: string;
   appVersion?: string;
@@ -106,7 +110,11 @@ export class LicenseManager {
     this.client = options.client;
     this.store = options.store;
     this.#machineId = options.machineId ?? (() => getMachineId());
-    this.#trustedKeys = options.trustedKeys ?? PINNED_KEYS;
+    if (options.trustedKeys === undefined && options.client.trustedKeys.length === 0) {
+      throw new LicenseInputError(NO_TRUSTED_KEYS, "trustedKeys");
+    }
+    this.#trustedKeys =
+      options.trustedKeys === undefined ? options.client.trustedKeys : checkTrustedKeys(options.trustedKeys);
     this.#platform = options.platform ?? `${process.platform}-${process.arch}`;
     this.#appVersion = options.appVersion;
     this.#now = options.now ?? (() => new Date());

@@ -7,7 +7,7 @@ import type { FeaturesSchema } from "@flotilla/contracts/licensing";
 import { SEAT_RULES } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION } from "@flotilla/contracts/tiers";
 import { decodeProtectedHeader, importJWK, jwtVerify } from "jose";
-import { keyIdOf, type TrustedKey } from "./trusted-keys";
+import { keyIdOf, NO_TRUSTED_KEYS, type TrustedKey } from "./trusted-keys";
 
 export const TOKEN_ISSUER = "flotilla-licensing";
 export const TOKEN_AUDIENCE = "flotilla-desktop";
@@ -100,7 +100,7 @@ export async function verifyLicenseToken(
     return fail(
       "untrusted_key",
       trustedKeys.length === 0
-        ? "This build of the SDK trusts no signing key (it was not built with pinned keys)."
+        ? NO_TRUSTED_KEYS
         : `The token was signed with key "${kid ?? "(none)"}", which this build of the app does not trust.`,
     );
   }
