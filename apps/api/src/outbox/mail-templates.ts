@@ -8,7 +8,7 @@
  * service itself decided (tier, counts, key hints, links) and values from a fixed set.
  */
 import { createHmac } from "node:crypto";
-import { BRAND } from "@flotilla/contracts/brand";
+import { BRAND, LEGAL_ENTITY } from "@flotilla/contracts/brand";
 import type { EventType } from "@flotilla/contracts/events";
 
 export interface MailJob {
@@ -50,7 +50,7 @@ export function confirmationToken(secret: string, subscriberId: string, sentAtMs
 
 /** Paragraphs of text (a line starting with http becomes a link in HTML). */
 function compose(subject: string, paragraphs: string[], extraHeaders: Record<string, string> = {}): RenderedMail {
-  const footer = `— ${BRAND.name}`;
+  const footer = `— ${BRAND.name} · ${LEGAL_ENTITY.name}, ${LEGAL_ENTITY.postalAddress}`;
   const text = `${paragraphs.join("\n\n")}\n\n${footer}\n`;
   const body = paragraphs
     .map((p) =>
@@ -127,7 +127,7 @@ export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
     const platform = NODE_PLATFORM.test(str(after.platform)) ? `${str(after.platform)} ` : "";
     return compose(`A device could not activate your ${BRAND.name} license`, [
       `Every device slot of your license is in use${after.max_machines ? ` (${str(after.max_machines)})` : ""}, so a new ${platform}device was refused. Your dashboard lists it.`,
-      "Remove a device you no longer use, or upgrade your plan:",
+      "Remove a device you no longer use, and the refused one gets its slot the next time it starts:",
       `${context.publicOrigin}/dashboard`,
     ]);
   },

@@ -4,9 +4,11 @@
  * An unknown token fails the build.
  */
 import {
+  BRAND,
   EXECUTOR_CLI_NAMES,
   EXECUTOR_CLIS,
   formatPrices,
+  LEGAL_ENTITY,
   PLANS,
   QUOTA_NOTE,
   TEAM_INTEGRATION_NAMES,
@@ -66,6 +68,11 @@ const { issueTracker, chat, wiki } = TEAM_INTEGRATIONS;
 
 export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
   "executor-clis": () => EXECUTOR_CLI_NAMES,
+  "legal-name": () => LEGAL_ENTITY.name,
+  "legal-address": () => LEGAL_ENTITY.postalAddress,
+  "governing-law": () => LEGAL_ENTITY.governingLaw,
+  "legal-courts": () => LEGAL_ENTITY.courts,
+  "support-email": () => BRAND.supportEmail,
   "executor-clis-table": executorClisTable,
   "issue-tracker": () => issueTracker.name,
   chat: () => chat.name,

@@ -1,3 +1,4 @@
+import { COMMUNITY_URL } from "@flotilla/contracts/brand";
 import type { License } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import { PLANS, type Plan, type TierId } from "@flotilla/contracts/plans";
@@ -13,10 +14,11 @@ import { PlanOption } from "./plan-option";
 const DIALOG_TIERS: readonly TierId[] = ["free", "plus"];
 const DIALOG_PLANS = PLANS.filter((plan) => DIALOG_TIERS.includes(plan.tier));
 
-const NOTES = [
+const NOTES: readonly { Icon: typeof Zap; text: string; href?: string }[] = [
   { Icon: Zap, text: "Instant activation" },
   { Icon: Lock, text: "Secure and encrypted" },
-  { Icon: LifeBuoy, text: "Community support" },
+  // Spec's words; the link says where that support is (the About page's Community section lists the channels).
+  { Icon: LifeBuoy, text: "Community support", href: COMMUNITY_URL },
 ] as const;
 
 export interface CreateLicenseDialogProps {
@@ -76,10 +78,16 @@ export function CreateLicenseDialog({ open, onClose, onCreated }: CreateLicenseD
       </ul>
 
       <ul className="mt-6 flex flex-wrap justify-center gap-x-6 gap-y-2 border-t border-border pt-5 text-sm text-fg-muted">
-        {NOTES.map(({ Icon, text }) => (
+        {NOTES.map(({ Icon, text, href }) => (
           <li key={text} className="flex items-center gap-2">
             <Icon className="size-4 text-emerald-600 dark:text-emerald-400" aria-hidden="true" />
-            {text}
+            {href ? (
+              <a href={href} className="underline underline-offset-2 hover:text-fg">
+                {text}
+              </a>
+            ) : (
+              text
+            )}
           </li>
         ))}
       </ul>

@@ -164,7 +164,8 @@ export function SignupDialog({ open, onClose }: SignupDialogProps) {
           </p>
           {values.newsletter && (
             <p className="mx-auto mt-2 max-w-sm text-sm text-fg-muted">
-              You'll also get our newsletter with release notes — unsubscribe anytime.
+              To get our newsletter, confirm your subscription with the link we've emailed you. It starts once you
+              confirm, and every issue has an unsubscribe link.
             </p>
           )}
           <button
