@@ -180,9 +180,15 @@ async function measureLighthouse() {
   return scores ? { scores } : { skipped: "the lighthouse package is not installed." };
 }
 
+/** The checked-out commit, and the last one that changed what the site is built from (the bench's own don't). */
 function gitCommit() {
   const git = (...args) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" }).stdout.trim();
-  return { commit: git("rev-parse", "HEAD"), dirty: git("status", "--porcelain", "--", "apps", "packages") !== "" };
+  const siteInputs = ["apps", "packages", "package-lock.json"];
+  return {
+    commit: git("rev-parse", "HEAD"),
+    siteCommit: git("log", "-1", "--format=%H", "--", ...siteInputs),
+    dirty: git("status", "--porcelain", "--", ...siteInputs) !== "",
+  };
 }
 
 async function run() {
@@ -225,10 +231,11 @@ async function run() {
 
 function report(results, baseline) {
   const before = baseline
-    ? `before = ${BASELINE_PATH.replace(ROOT, "")} (${baseline.meta.date.slice(0, 10)}, ${baseline.meta.commit.slice(0, 10)})`
+    ? `before = ${BASELINE_PATH.replace(ROOT, "")} (${baseline.meta.date.slice(0, 10)}, site ${(baseline.meta.siteCommit ?? baseline.meta.commit).slice(0, 10)})`
     : `before: no baseline at ${BASELINE_PATH.replace(ROOT, "")}`;
   console.log(
-    `\nbench:web — ${results.meta.commit.slice(0, 10)}${results.meta.dirty ? " (modified)" : ""}, Node ${results.meta.node}, ` +
+    `\nbench:web — ${results.meta.commit.slice(0, 10)} (site ${results.meta.siteCommit.slice(0, 10)}` +
+      `${results.meta.dirty ? ", modified" : ""}), Node ${results.meta.node}, ` +
       `Chromium ${results.meta.chromium}. Network: loopback, not throttled. Figures are noisy when other processes ` +
       `use the CPUs (load average ${results.meta.loadAverage.join(" ")}).\nEach cell: now | ${before}.`,
   );
@@ -245,10 +252,11 @@ ensureBuild();
 const stop = startServer();
 try {
   await waitForServer();
+  const baseline = readBaseline(BASELINE_PATH); // read first: BENCH_WRITE_BASELINE may replace it
   const results = await run();
   writeJson(LATEST_PATH, results);
   if (process.env.BENCH_WRITE_BASELINE) writeJson(process.env.BENCH_WRITE_BASELINE, results);
-  report(results, readBaseline(BASELINE_PATH));
+  report(results, baseline);
   console.log(
     `\nSaved: ${LATEST_PATH.replace(ROOT, "")}${process.env.BENCH_WRITE_BASELINE ? ` and ${process.env.BENCH_WRITE_BASELINE}` : ""}`,
   );
