@@ -95,24 +95,34 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-function startServer() {
+const healthy = () =>
+  fetch(`${BASE}/api/health`).then(
+    (response) => response.ok,
+    () => false,
+  );
+
+/**
+ * Serves this build on PORT. Refuses a port that already answers (it would measure someone else's build), and
+ * `alive()` tells whether our server is still up: a run whose server died must not become a baseline.
+ */
+async function startServer() {
+  if (await healthy()) throw new Error(`something already answers on ${BASE}: choose another BENCH_PORT`);
   const server = spawn(process.execPath, [join(ROOT, "apps/api/dist/server.js")], {
     env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
     stdio: "inherit",
   });
+  let exited = null;
+  server.on("exit", (code, signal) => {
+    exited = `the server exited (${signal ?? `code ${code}`})`;
+  });
   const stop = () => server.kill("SIGTERM");
   process.on("exit", stop);
-  return stop;
-}
-
-async function waitForServer() {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return;
-    } catch {}
+  for (let i = 0; i < 100 && !exited; i++) {
+    if (await healthy()) return { stop, alive: () => (exited ? Promise.reject(new Error(exited)) : healthy()) };
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error("server did not start");
+  stop();
+  throw new Error(exited ?? "the server did not start");
 }
 
 function median(values) {
@@ -191,7 +201,12 @@ function gitCommit() {
   };
 }
 
-async function run() {
+/** Stops the run as soon as our server is gone, rather than measuring error pages or another server. */
+async function checkServer(server) {
+  if (!(await server.alive())) throw new Error("the server stopped answering during the run: nothing saved");
+}
+
+async function run(server) {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS.slice(1) });
   const meta = {
     date: new Date().toISOString(),
@@ -203,8 +218,12 @@ async function run() {
   const pages = {};
   let taps;
   try {
-    for (const path of PAGES) pages[path] = await measurePage(browser, path);
+    for (const path of PAGES) {
+      pages[path] = await measurePage(browser, path);
+      await checkServer(server);
+    }
     taps = await measureTaps(browser);
+    await checkServer(server);
   } finally {
     await browser.close();
   }
@@ -249,11 +268,11 @@ function report(results, baseline) {
 checkNode();
 ensureDependencies();
 ensureBuild();
-const stop = startServer();
+const server = await startServer();
 try {
-  await waitForServer();
   const baseline = readBaseline(BASELINE_PATH); // read first: BENCH_WRITE_BASELINE may replace it
-  const results = await run();
+  const results = await run(server);
+  await checkServer(server);
   writeJson(LATEST_PATH, results);
   if (process.env.BENCH_WRITE_BASELINE) writeJson(process.env.BENCH_WRITE_BASELINE, results);
   report(results, baseline);
@@ -261,5 +280,5 @@ try {
     `\nSaved: ${LATEST_PATH.replace(ROOT, "")}${process.env.BENCH_WRITE_BASELINE ? ` and ${process.env.BENCH_WRITE_BASELINE}` : ""}`,
   );
 } finally {
-  stop();
+  server.stop();
 }
