@@ -45,7 +45,7 @@ const ALL_PAGES = [
   "/api-reference",
   "/this-page-does-not-exist",
 ];
-/** BENCH_PAGES=/,/pricing measures only those (a quick look; the report and baseline still cover every page). */
+/** BENCH_PAGES=/,/pricing measures only those pages (a quick look; not for a baseline). */
 const PAGES = process.env.BENCH_PAGES ? process.env.BENCH_PAGES.split(",") : ALL_PAGES;
 const LIGHTHOUSE_PAGES = ["/", "/pricing", "/docs/agents", "/blog/memory-architecture-deep-dive"];
 
