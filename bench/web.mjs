@@ -1,14 +1,87 @@
-// `npm run bench:web`: builds the site if needed, serves it on loopback, and prints for each key page
-// the gzip bytes of the JavaScript and CSS it loads, then Lighthouse mobile scores (Debian Chromium).
-import { spawn } from "node:child_process";
+// `npm run bench:web`: builds the site if needed, serves it on loopback with the API server, and measures each
+// content page in Debian Chromium, beside a saved baseline run ("now | before"), each target marked ✓ or ✗:
+//   1. JS run up front: gzip -9 bytes of the scripts requested before the load event, plus the HTML's inline scripts.
+//   2. JS in the first 6 s: every script response from navigation start to 6 s, no interaction (idle loads count).
+//   3. Main-thread blocking while reading: Σ(long task − 50 ms) up to 6 s at 4× CPU on a 375×812 touch phone, no
+//      interaction (PerformanceObserver "longtask"), and the part of it after the load event.
+//   4. Lighthouse mobile (median of LIGHTHOUSE_RUNS): performance, FCP, LCP, TBT, unused JS, accessibility in the
+//      light and the dark theme. Only LIGHTHOUSE_PAGES unless BENCH_LIGHTHOUSE_PAGES=all.
+//   5. Tap → usable dialog at 4× CPU, warm cache: from pointerdown to an enabled, visible input in dialog[open].
+//   6. First paint: FCP from the paint timeline at 4× CPU (median, alongside 3).
+// No network throttling (loopback) except Lighthouse's own simulation. Other processes on the machine add noise.
+//
+// Environment: BENCH_PORT (3200), LIGHTHOUSE_RUNS (3), BENCH_LIGHTHOUSE_PAGES=all, BENCH_PAGES=/a,/b, BENCH_BASELINE (the before
+// column; default below), BENCH_WRITE_BASELINE=path (also save this run there). The latest run is always saved to
+// bench/results/web-latest.json.
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { CHROMIUM_PATH, checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
+import { lighthouseScores } from "./lib/web-lighthouse.mjs";
+import { measureReading, measureScripts, measureTap } from "./lib/web-page-measures.mjs";
+import {
+  printLighthouse,
+  printReading,
+  printScripts,
+  printTaps,
+  printTargetSummary,
+  readBaseline,
+  writeJson,
+} from "./lib/web-report.mjs";
 
-const PAGES = ["/", "/pricing", "/docs/agents", "/blog/memory-architecture-deep-dive"];
-const BUDGET = { js: 128 * 1024, css: 15 * 1024 };
+const ALL_PAGES = [
+  "/",
+  "/pricing",
+  "/about",
+  "/terms",
+  "/privacy",
+  "/docs",
+  "/docs/agents",
+  "/blog",
+  "/blog/memory-architecture-deep-dive",
+  "/publishers-guide",
+  "/api-reference",
+  "/this-page-does-not-exist",
+];
+/** BENCH_PAGES=/,/pricing measures only those pages (a quick look; not for a baseline). */
+const PAGES = process.env.BENCH_PAGES ? process.env.BENCH_PAGES.split(",") : ALL_PAGES;
+const LIGHTHOUSE_PAGES = ["/", "/pricing", "/docs/agents", "/blog/memory-architecture-deep-dive"];
+
+/** Targets: a measure at or under its target meets it. */
+const TARGETS = {
+  upFrontJs: 12 * 1024,
+  firstWindowJs: 30 * 1024,
+  blockingMs: 50,
+  tapMs: 200,
+};
+
+/** What to tap and when the dialog counts as usable: adjust here when the markup changes. */
+const TAP_TARGETS = {
+  "early access on /": {
+    path: "/",
+    button: { within: "main", name: /Get Early Access/ },
+    usable: "dialog[open] input[type=email]",
+  },
+  "docs search on /docs/agents": {
+    path: "/docs/agents",
+    button: { within: null, name: /search/i },
+    usable: "dialog[open] input[type=search], dialog[open] [role=searchbox]",
+  },
+};
+
+const WINDOW_MS = 6000;
+const CPU_RATE = 4;
+const READING_RUNS = 3;
+const TAP_RUNS = 5;
+const TAP_SETTLE_MS = 1000;
+const TAP_TIMEOUT_MS = 10_000;
+const PHONE = { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const LIGHTHOUSE_RUNS = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? 3));
+const BASELINE_PATH = process.env.BENCH_BASELINE ?? join(ROOT, "bench/baseline/web-before-islands.json");
+const LATEST_PATH = join(ROOT, "bench/results/web-latest.json");
+
 const PORT = Number(process.env.BENCH_PORT ?? 3200);
 const BASE = `http://127.0.0.1:${PORT}`;
 const FLAGS = [
@@ -22,146 +95,190 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-checkNode();
-ensureDependencies();
-ensureBuild();
+const healthy = () =>
+  fetch(`${BASE}/api/health`).then(
+    (response) => response.ok,
+    () => false,
+  );
 
-const server = spawn(process.execPath, [join(ROOT, "apps/api/dist/server.js")], {
-  env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
-  stdio: "inherit",
-});
-const stop = () => server.kill("SIGTERM");
-process.on("exit", stop);
-
-async function waitForServer() {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return;
-    } catch {}
+/**
+ * Serves this build on PORT. Refuses a port that already answers (it would measure someone else's build), and
+ * `alive()` tells whether our server is still up: a run whose server died must not become a baseline.
+ */
+async function startServer() {
+  if (await healthy()) throw new Error(`something already answers on ${BASE}: choose another BENCH_PORT`);
+  const server = spawn(process.execPath, [join(ROOT, "apps/api/dist/server.js")], {
+    env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    stdio: "inherit",
+  });
+  let exited = null;
+  server.on("exit", (code, signal) => {
+    exited = `the server exited (${signal ?? `code ${code}`})`;
+  });
+  const stop = () => server.kill("SIGTERM");
+  process.on("exit", stop);
+  for (let i = 0; i < 100 && !exited; i++) {
+    if (await healthy()) return { stop, alive: () => (exited ? Promise.reject(new Error(exited)) : healthy()) };
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error("server did not start");
+  stop();
+  throw new Error(exited ?? "the server did not start");
 }
 
-const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+function median(values) {
+  const sorted = values.filter((v) => v != null).sort((a, b) => a - b);
+  if (!sorted.length) return null;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : Math.round((sorted[middle - 1] + sorted[middle]) / 2);
+}
 
-async function measureBytes() {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS.slice(1) });
-  const rows = [];
-  for (const path of PAGES) {
-    const page = await browser.newPage();
-    const seen = new Map();
-    page.on("response", async (response) => {
-      const type = response.request().resourceType();
-      if (type !== "script" && type !== "stylesheet") return;
-      try {
-        seen.set(response.url(), { type, body: await response.body() });
-      } catch {}
-    });
-    await page.goto(`${BASE}${path}`, { waitUntil: "networkidle" });
-    await page.waitForTimeout(300);
-    let js = 0;
-    let css = 0;
-    for (const { type, body } of seen.values()) {
-      const gz = gzipSync(body, { level: 9 }).length;
-      if (type === "script") js += gz;
-      else css += gz;
-    }
-    rows.push({ path, js, css, files: seen.size });
-    await page.close();
+function progress(message) {
+  process.stderr.write(`\x1b[36m›\x1b[0m ${message}\n`);
+}
+
+async function measurePage(browser, path) {
+  progress(`${path}: scripts, then ${READING_RUNS} reading runs at ${CPU_RATE}× CPU`);
+  const url = `${BASE}${path}`;
+  const scripts = await measureScripts(browser, url, { profile: PHONE, windowMs: WINDOW_MS });
+  const runs = [];
+  for (let run = 0; run < READING_RUNS; run++) {
+    runs.push(await measureReading(browser, url, { profile: PHONE, cpuRate: CPU_RATE, windowMs: WINDOW_MS }));
   }
-  await browser.close();
-  return rows;
+  const reading = {
+    blockingMs: median(runs.map((r) => r.blockingMs)),
+    blockingAfterLoadMs: median(runs.map((r) => r.blockingAfterLoadMs)),
+    fcpMs: median(runs.map((r) => r.fcpMs)),
+    loadMs: median(runs.map((r) => r.loadMs)),
+    runs,
+  };
+  return { status: scripts.status, scripts, reading };
 }
 
-/** Lighthouse varies from run to run (Google recommends the median of several): each page runs RUNS times. */
-const RUNS = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? 3));
+async function measureTaps(browser) {
+  const taps = {};
+  for (const [id, target] of Object.entries(TAP_TARGETS)) {
+    progress(`tap: ${id}, ${TAP_RUNS} times`);
+    const runs = [];
+    for (let run = 0; run < TAP_RUNS; run++) {
+      const options = { profile: PHONE, cpuRate: CPU_RATE, settleMs: TAP_SETTLE_MS, timeoutMs: TAP_TIMEOUT_MS };
+      runs.push(await measureTap(browser, BASE, target, options));
+    }
+    // A failed tap counts as slower than any success; a majority of failures leaves no median.
+    const sorted = runs.map((r) => r.ms ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
+    const middle = sorted[Math.floor((sorted.length - 1) / 2)];
+    taps[id] = {
+      medianMs: Number.isFinite(middle) ? middle : null,
+      failures: runs.filter((r) => r.ms == null).length,
+      runs,
+    };
+  }
+  return taps;
+}
 
-function summarize(path, lhr) {
-  const score = (id) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
-  const failing = Object.values(lhr.audits)
-    .filter(
-      (a) =>
-        a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "manual",
-    )
-    .map((a) => a.id);
+async function measureLighthouse() {
+  if (!existsSync(CHROMIUM_PATH)) return { skipped: "Chromium not found." };
+  const paths =
+    process.env.BENCH_LIGHTHOUSE_PAGES === "all" ? PAGES : LIGHTHOUSE_PAGES.filter((p) => PAGES.includes(p));
+  progress(`Lighthouse: ${paths.length} pages × ${LIGHTHOUSE_RUNS} runs, then accessibility in the dark theme`);
+  const scores = await lighthouseScores({
+    base: BASE,
+    paths,
+    runs: LIGHTHOUSE_RUNS,
+    chromePath: CHROMIUM_PATH,
+    flags: FLAGS,
+  });
+  return scores ? { scores } : { skipped: "the lighthouse package is not installed." };
+}
+
+/** The checked-out commit, and the last one that changed what the site is built from (the bench's own don't). */
+function gitCommit() {
+  const git = (...args) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const siteInputs = ["apps", "packages", "package-lock.json"];
   return {
-    path,
-    error: lhr.runtimeError ? `${lhr.runtimeError.code}: ${lhr.runtimeError.message}` : null,
-    performance: score("performance"),
-    accessibility: score("accessibility"),
-    bestPractices: score("best-practices"),
-    seo: score("seo"),
-    fcp: lhr.audits["first-contentful-paint"]?.displayValue,
-    lcp: lhr.audits["largest-contentful-paint"]?.displayValue,
-    tbt: lhr.audits["total-blocking-time"]?.displayValue,
-    cls: lhr.audits["cumulative-layout-shift"]?.displayValue,
-    failing,
+    commit: git("rev-parse", "HEAD"),
+    siteCommit: git("log", "-1", "--format=%H", "--", ...siteInputs),
+    dirty: git("status", "--porcelain", "--", ...siteInputs) !== "",
   };
 }
 
-async function lighthouseScores() {
-  let lighthouse;
-  let launcher;
-  try {
-    lighthouse = (await import("lighthouse")).default;
-    launcher = await import("chrome-launcher");
-  } catch {
-    return null;
-  }
-  const chrome = await launcher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: FLAGS });
-  const results = [];
-  try {
-    for (const path of PAGES) {
-      const runs = [];
-      for (let run = 0; run < RUNS; run++) {
-        const { lhr } = await lighthouse(`${BASE}${path}`, { port: chrome.port, output: "json", logLevel: "error" });
-        runs.push(summarize(path, lhr));
-      }
-      const ok = runs.filter((r) => !r.error).sort((a, b) => a.performance - b.performance);
-      const median = ok[Math.floor((ok.length - 1) / 2)] ?? runs[0];
-      results.push({
-        ...median,
-        all: runs.map((r) => (r.error ? "error" : String(r.performance))),
-        errors: runs.filter((r) => r.error).map((r) => r.error),
-      });
-    }
-  } finally {
-    await chrome.kill();
-  }
-  return results;
+/** Stops the run as soon as our server is gone, rather than measuring error pages or another server. */
+async function checkServer(server) {
+  if (!(await server.alive())) throw new Error("the server stopped answering during the run: nothing saved");
 }
 
-try {
-  await waitForServer();
-  const bytes = await measureBytes();
-  console.log("\nBytes loaded per page (gzip -9 of each JS/CSS response)");
-  console.log("page                                   JS gz      CSS gz   within budget");
-  for (const row of bytes) {
-    const ok = row.js <= BUDGET.js && row.css <= BUDGET.css;
-    console.log(`${row.path.padEnd(38)} ${kb(row.js).padStart(9)} ${kb(row.css).padStart(10)}   ${ok ? "yes" : "NO"}`);
-  }
-  console.log(`budget: JS ≤ ${kb(BUDGET.js)}, CSS ≤ ${kb(BUDGET.css)} (ARCHITECTURE.md, "Budgets")`);
-
-  if (!existsSync(CHROMIUM_PATH)) {
-    console.log("\nLighthouse skipped: Chromium not found.");
-  } else {
-    const scores = await lighthouseScores();
-    if (!scores) console.log("\nLighthouse skipped: the lighthouse package is not installed.");
-    else {
-      console.log(`\nLighthouse 12, mobile (simulated throttling); median of ${RUNS} runs by performance`);
-      console.log(
-        "page                                   perf  a11y  best-pr  seo   FCP      LCP      TBT     CLS   perf of each run",
-      );
-      for (const s of scores) {
-        console.log(
-          `${s.path.padEnd(38)} ${String(s.performance).padStart(4)} ${String(s.accessibility).padStart(5)} ${String(s.bestPractices).padStart(8)} ${String(s.seo).padStart(4)}   ${String(s.fcp).padEnd(8)} ${String(s.lcp).padEnd(8)} ${String(s.tbt).padEnd(7)} ${String(s.cls).padEnd(5)} ${s.all.join(" ")}`,
-        );
-        if (s.failing.length) console.log(`  below 90: ${s.failing.join(", ")}`);
-        for (const error of s.errors) console.log(`  a run failed: ${error}`);
-      }
+async function run(server) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS.slice(1) });
+  const meta = {
+    date: new Date().toISOString(),
+    ...gitCommit(),
+    node: process.version,
+    chromium: browser.version(),
+    loadAverage: null,
+  };
+  const pages = {};
+  let taps;
+  try {
+    for (const path of PAGES) {
+      pages[path] = await measurePage(browser, path);
+      await checkServer(server);
     }
+    taps = await measureTaps(browser);
+    await checkServer(server);
+  } finally {
+    await browser.close();
   }
+  const lighthouse = await measureLighthouse();
+  meta.loadAverage = loadavg().map((v) => Number(v.toFixed(2)));
+  return {
+    meta,
+    settings: {
+      network: "loopback, not throttled (Lighthouse simulates its own)",
+      cpuRate: CPU_RATE,
+      windowMs: WINDOW_MS,
+      phone: PHONE,
+      readingRuns: READING_RUNS,
+      tapRuns: TAP_RUNS,
+      lighthouseRuns: LIGHTHOUSE_RUNS,
+    },
+    targets: TARGETS,
+    pages,
+    taps,
+    lighthouse: lighthouse.scores ?? null,
+    lighthouseSkipped: lighthouse.skipped ?? null,
+  };
+}
+
+function report(results, baseline) {
+  const before = baseline
+    ? `before = ${BASELINE_PATH.replace(ROOT, "")} (${baseline.meta.date.slice(0, 10)}, site ${(baseline.meta.siteCommit ?? baseline.meta.commit).slice(0, 10)})`
+    : `before: no baseline at ${BASELINE_PATH.replace(ROOT, "")}`;
+  console.log(
+    `\nbench:web — ${results.meta.commit.slice(0, 10)} (site ${results.meta.siteCommit.slice(0, 10)}` +
+      `${results.meta.dirty ? ", modified" : ""}), Node ${results.meta.node}, ` +
+      `Chromium ${results.meta.chromium}. Network: loopback, not throttled. Figures are noisy when other processes ` +
+      `use the CPUs (load average ${results.meta.loadAverage.join(" ")}).\nEach cell: now | ${before}.`,
+  );
+  printScripts(results, baseline, TARGETS);
+  printReading(results, baseline, TARGETS);
+  printTaps(results, baseline, TARGETS);
+  printLighthouse(results, baseline);
+  printTargetSummary(results, TARGETS);
+}
+
+checkNode();
+ensureDependencies();
+ensureBuild();
+const server = await startServer();
+try {
+  const baseline = readBaseline(BASELINE_PATH); // read first: BENCH_WRITE_BASELINE may replace it
+  const results = await run(server);
+  await checkServer(server);
+  writeJson(LATEST_PATH, results);
+  if (process.env.BENCH_WRITE_BASELINE) writeJson(process.env.BENCH_WRITE_BASELINE, results);
+  report(results, baseline);
+  console.log(
+    `\nSaved: ${LATEST_PATH.replace(ROOT, "")}${process.env.BENCH_WRITE_BASELINE ? ` and ${process.env.BENCH_WRITE_BASELINE}` : ""}`,
+  );
 } finally {
-  stop();
+  server.stop();
 }
