@@ -1,3 +1,4 @@
+import { COMMUNITY_URL } from "@flotilla/contracts/brand";
 import type { License } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import { QueryClientProvider } from "@tanstack/react-query";
@@ -84,6 +85,8 @@ describe("CreateLicenseDialog", () => {
     for (const note of ["Instant activation", "Secure and encrypted", "Community support"]) {
       expect(within(dialog()).getByText(note)).toBeInTheDocument();
     }
+    // A promise with somewhere to go: the channels that exist are on the About page.
+    expect(within(dialog()).getByRole("link", { name: "Community support" })).toHaveAttribute("href", COMMUNITY_URL);
   });
 
   it("closes with 'Maybe later'", async () => {

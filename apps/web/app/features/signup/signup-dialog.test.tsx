@@ -196,6 +196,9 @@ describe("SignupDialog", () => {
     const success = screen.getByTestId("signup-success");
     expect(success).toHaveTextContent("Thanks, Ada!");
     expect(success).toHaveTextContent("ada@example.com");
+    // The newsletter waits for the confirmation mail: the success screen must not say it has started.
+    expect(success).toHaveTextContent(/confirm your subscription/);
+    expect(success).not.toHaveTextContent(/You'll also get our newsletter/);
     const close = within(success).getByRole("button", { name: "Close" });
     expect(close).toHaveFocus();
     await user.click(close);
