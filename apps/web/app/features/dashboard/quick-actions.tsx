@@ -1,5 +1,5 @@
 import { CreditCard, FileText, Plus, Settings } from "lucide-react";
-import { announceComingSoon } from "../../lib/coming-soon";
+import { ComingSoonNotice, useComingSoon } from "../../lib/coming-soon";
 
 const SOON = [
   { label: "Download Invoices", Icon: FileText },
@@ -12,6 +12,7 @@ const ACTION_CLASS =
 
 /** Create New License opens the create dialog; the rest are coming soon. */
 export function QuickActions({ onCreateLicense }: { onCreateLicense: () => void }) {
+  const comingSoon = useComingSoon();
   return (
     <section aria-labelledby="quick-actions-title" className="rounded-2xl border border-border bg-bg-elevated p-5">
       <h2 id="quick-actions-title" className="font-semibold">
@@ -26,13 +27,16 @@ export function QuickActions({ onCreateLicense }: { onCreateLicense: () => void 
         </li>
         {SOON.map(({ label, Icon }) => (
           <li key={label}>
-            <button type="button" onClick={() => announceComingSoon(label)} className={ACTION_CLASS}>
+            <button type="button" onClick={() => comingSoon.announce(label)} className={ACTION_CLASS}>
               <Icon className="size-4 text-fg-muted" aria-hidden="true" />
               {label}
             </button>
           </li>
         ))}
       </ul>
+      <div className="mt-2 px-3 empty:hidden">
+        <ComingSoonNotice notice={comingSoon.notice} />
+      </div>
     </section>
   );
 }

@@ -91,7 +91,7 @@ describe("LicenseCard", () => {
     expect(field(card, "Last Seen")).toHaveTextContent("Never");
 
     const chips = within(within(card).getByRole("list", { name: "Features" })).getAllByRole("listitem");
-    expect(chips.map((chip) => chip.textContent)).toEqual(["1 execution"]);
+    expect(chips.map((chip) => chip.textContent)).toEqual(["1 concurrent execution"]);
 
     // The device panel inside asks for this license's machines.
     expect(await within(card).findByText("No devices registered yet")).toBeInTheDocument();
@@ -114,7 +114,7 @@ describe("LicenseCard", () => {
     expect(field(card, "Last Seen")).toHaveTextContent("Jun 12, 2025");
     const chips = within(within(card).getByRole("list", { name: "Features" })).getAllByRole("listitem");
     expect(chips.map((chip) => chip.textContent)).toEqual([
-      "Unlimited executions",
+      "Unlimited concurrent executions",
       "Shared Memory",
       "Backups",
       "AI Models",
@@ -128,15 +128,23 @@ describe("LicenseCard", () => {
     expect(within(card).getByText("enterprise").className).toContain("slate");
   });
 
-  it("Transfer, Download and Deactivate only say they are coming soon", async () => {
-    const alert = vi.spyOn(window, "alert").mockImplementation(() => {});
+  it("Transfer, Download and Deactivate only say they are coming soon, on the page, never blocking it", async () => {
+    const blocking = vi.spyOn(window, "alert").mockImplementation(() => {});
     const user = userEvent.setup();
     const card = renderCard(BASE);
-    for (const name of ["Transfer", "Download", "Deactivate"]) {
+    for (const [name, feature] of [
+      ["Transfer", "License transfer"],
+      ["Download", "License download"],
+      ["Deactivate", "License deactivation"],
+    ] as const) {
       await user.click(within(card).getByRole("button", { name }));
+      expect(
+        within(card)
+          .getByText(/is coming soon!$/)
+          .closest("[role=alert]"),
+      ).toHaveTextContent(new RegExp(`^${feature}`, "i"));
     }
-    expect(alert).toHaveBeenCalledTimes(3);
-    for (const [message] of alert.mock.calls) expect(String(message)).toMatch(/coming soon/i);
+    expect(blocking).not.toHaveBeenCalled();
     expect(fetchMock.mock.calls.every(([, init]) => (init?.method ?? "GET") === "GET")).toBe(true);
   });
 

@@ -4,7 +4,7 @@ import { ArrowRightLeft, Download, KeyRound, Power, RefreshCcw } from "lucide-re
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { buttonClass } from "../../components/button";
 import { CopyButton } from "../../components/copy-button";
-import { announceComingSoon } from "../../lib/coming-soon";
+import { ComingSoonNotice, useComingSoon } from "../../lib/coming-soon";
 import { formatDisplayDate } from "../../lib/portal-format";
 import { DevicePanel } from "../devices/device-panel";
 import { CHIP_DETAILS, featureChips } from "./license-helpers";
@@ -38,6 +38,7 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
     if (focusOnMount) titleRef.current?.focus();
   }, [focusOnMount]);
   const [rotating, setRotating] = useState(false);
+  const comingSoon = useComingSoon();
   const [removalRequest, setRemovalRequest] = useState(0);
   const planName = planByTier(license.tier)?.name ?? `${license.tier} license`;
   return (
@@ -109,7 +110,7 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
           <button
             key={label}
             type="button"
-            onClick={() => announceComingSoon(feature)}
+            onClick={() => comingSoon.announce(feature)}
             className={buttonClass("secondary", "sm")}
           >
             <Icon className="size-4" aria-hidden="true" />
@@ -120,6 +121,9 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
           <RefreshCcw className="size-4" aria-hidden="true" />
           Rotate key
         </button>
+      </div>
+      <div className="mt-2 empty:hidden">
+        <ComingSoonNotice notice={comingSoon.notice} />
       </div>
       <RotateKeyDialog
         open={rotating}

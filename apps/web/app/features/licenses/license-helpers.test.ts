@@ -30,20 +30,20 @@ describe("statusTone and statusLabel", () => {
 
 describe("feature chips", () => {
   it("shows the execution limit, 'Unlimited executions' without one", () => {
-    expect(executionsLabel(null)).toBe("Unlimited executions");
-    expect(executionsLabel(4)).toBe("4 executions");
-    expect(executionsLabel(1)).toBe("1 execution");
+    expect(executionsLabel(null)).toBe("Unlimited concurrent executions");
+    expect(executionsLabel(4)).toBe("4 concurrent executions");
+    expect(executionsLabel(1)).toBe("1 concurrent execution");
   });
 
   it("adds a chip only for each flag that is on", () => {
     expect(
       featureChips({ maxConcurrentExecutions: 1, sharedMemory: false, backups: false, embeddingModels: false }),
-    ).toEqual(["1 execution"]);
+    ).toEqual(["1 concurrent execution"]);
     expect(
       featureChips({ maxConcurrentExecutions: null, sharedMemory: true, backups: true, embeddingModels: true }),
-    ).toEqual(["Unlimited executions", "Shared Memory", "Backups", "AI Models"]);
+    ).toEqual(["Unlimited concurrent executions", "Shared Memory", "Backups", "AI Models"]);
     expect(
       featureChips({ maxConcurrentExecutions: 3, sharedMemory: false, backups: true, embeddingModels: false }),
-    ).toEqual(["3 executions", "Backups"]);
+    ).toEqual(["3 concurrent executions", "Backups"]);
   });
 });

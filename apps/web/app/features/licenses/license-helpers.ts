@@ -34,8 +34,9 @@ export function statusLabel(status: string): string {
 
 /** The executions chip: 'Unlimited executions' when there is no limit. */
 export function executionsLabel(maxConcurrentExecutions: number | null): string {
-  if (maxConcurrentExecutions === null) return "Unlimited executions";
-  return `${maxConcurrentExecutions} ${maxConcurrentExecutions === 1 ? "execution" : "executions"}`;
+  // A limit, not a count: "1 execution" next to "Total Executions 0" read as usage (issue 25).
+  if (maxConcurrentExecutions === null) return "Unlimited concurrent executions";
+  return `${maxConcurrentExecutions} concurrent ${maxConcurrentExecutions === 1 ? "execution" : "executions"}`;
 }
 
 /** The feature chips of a license, in order; a flag's chip appears only when the flag is on. */
