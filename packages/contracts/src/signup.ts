@@ -1,5 +1,6 @@
 /** Spec sections 3 and 5: the early-access signup, shared by the form, the API and the tests. */
 import { z } from "zod";
+import { EMAIL_MESSAGES, EMAIL_SHAPE } from "./email";
 import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "./text";
 
 export const ROLE_OPTIONS = [
@@ -49,16 +50,14 @@ export const PLATFORM_VALUES = PLATFORM_OPTIONS.map(optionValue) as [string, ...
 
 /** Spec section 5, verbatim. */
 export const SIGNUP_MESSAGES = {
-  emailRequired: "Email is required",
-  emailInvalid: "Please enter a valid email address",
+  ...EMAIL_MESSAGES,
   nameRequired: "Name is required",
   roleRequired: "Please select your role",
   aiExperienceRequired: "Please select your AI experience level",
   platformRequired: "Please select your preferred platform",
 } as const;
 
-/** The spec's "simple {email} shape": something@something.something, no spaces. */
-export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export { EMAIL_SHAPE };
 
 const requiredText = (message: string, max: number) =>
   z.string({ error: message }).trim().min(1, message).max(max, `Must be at most ${max} characters`);

@@ -46,6 +46,21 @@ describe("Stay Updated with the real newsletter call", () => {
     expect(fetchMock).toHaveBeenCalledOnce();
   });
 
+  it("says what is wrong with the address inline, like every other form, and sends nothing", async () => {
+    render(<StayUpdated subscribe={subscribeToNewsletter} />);
+    const field = screen.getByLabelText("Email address");
+    // No browser validation bubble: the form does its own checking.
+    expect(field.closest("form")).toHaveAttribute("novalidate");
+    await userEvent.click(screen.getByRole("button", { name: "Subscribe" }));
+    expect(screen.getByRole("alert")).toHaveTextContent("Email is required");
+    await userEvent.type(field, "ada@example");
+    await userEvent.click(screen.getByRole("button", { name: "Subscribe" }));
+    expect(screen.getByRole("alert")).toHaveTextContent("Please enter a valid email address");
+    expect(field).toHaveAttribute("aria-invalid", "true");
+    expect(field).toHaveAccessibleDescription("Please enter a valid email address");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
   it("falls back to the generic message when the server gives none", async () => {
     fetchMock.mockResolvedValue(new Response("", { status: 404 }));
     await expect(subscribeToNewsletter("ada@example.com")).rejects.toThrow(MESSAGES.genericFailure);

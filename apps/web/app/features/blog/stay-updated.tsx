@@ -1,9 +1,15 @@
 import { MESSAGES } from "@flotilla/contracts";
+import { emailProblem } from "@flotilla/contracts/email";
 import { Mail } from "lucide-react";
 import { type FormEvent, useState } from "react";
 import { buttonClass } from "../../components/button";
 
-type State = { kind: "idle" } | { kind: "sending" } | { kind: "done" } | { kind: "error"; message: string };
+type State =
+  | { kind: "idle" }
+  | { kind: "invalid"; message: string }
+  | { kind: "sending" }
+  | { kind: "done" }
+  | { kind: "error"; message: string };
 
 /**
  * The blog's Stay Updated box: subscribes the address to the newsletter. One per page, with fixed ids rather than
@@ -24,6 +30,12 @@ export function StayUpdated({
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
+    // Checked here and said inline, as every other form does (no browser validation bubble).
+    const problem = emailProblem(email);
+    if (problem) {
+      setState({ kind: "invalid", message: problem });
+      return;
+    }
     setState({ kind: "sending" });
     try {
       await subscribe(email.trim());
@@ -52,7 +64,7 @@ export function StayUpdated({
           Almost there: check your inbox and confirm your subscription.
         </p>
       ) : (
-        <form className="mt-4 space-y-2" onSubmit={onSubmit}>
+        <form className="mt-4 space-y-2" onSubmit={onSubmit} noValidate>
           <label htmlFor={inputId} className="sr-only">
             Email address
           </label>
@@ -60,15 +72,25 @@ export function StayUpdated({
             id={inputId}
             type="email"
             required
+            aria-invalid={state.kind === "invalid" || undefined}
+            aria-describedby={state.kind === "invalid" ? `${inputId}-error` : undefined}
             autoComplete="email"
             placeholder="you@company.com"
             value={email}
-            onChange={(event) => setEmail(event.target.value)}
+            onChange={(event) => {
+              setEmail(event.target.value);
+              if (state.kind === "invalid") setState({ kind: "idle" });
+            }}
             className="h-10 w-full rounded-lg border border-border bg-bg px-3 text-sm outline-none focus:border-sky-500"
           />
           <button type="submit" className={buttonClass("primary", "md", "w-full")} disabled={state.kind === "sending"}>
             {state.kind === "sending" ? "Subscribing..." : "Subscribe"}
           </button>
+          {state.kind === "invalid" && (
+            <p id={`${inputId}-error`} className="text-sm text-red-600 dark:text-red-400" role="alert">
+              {state.message}
+            </p>
+          )}
           {state.kind === "error" && (
             <p className="text-sm text-red-600 dark:text-red-400" role="alert">
               {state.message}
