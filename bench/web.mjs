@@ -67,7 +67,7 @@ const TAP_TARGETS = {
   "docs search on /docs/agents": {
     path: "/docs/agents",
     button: { within: null, name: /search/i },
-    usable: "dialog[open] input[type=search], dialog[open] [role=searchbox]",
+    usable: "dialog[open] input[role=combobox]",
   },
 };
 

@@ -28,11 +28,58 @@ function loadIndex(): Promise<Index> {
   return indexPromise;
 }
 
-function snippet(text: string, query: string): string {
+const SNIPPET_LENGTH = 140;
+const SNIPPET_LEAD = 40;
+
+/**
+ * The part of a section's text around the first word of the query, cut at word boundaries (never mid-word), with
+ * an ellipsis where it was cut.
+ */
+export function snippet(text: string, query: string): string {
   const word = query.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
   const at = word ? text.toLowerCase().indexOf(word) : -1;
-  const start = Math.max(0, at - 40);
-  return `${start > 0 ? "…" : ""}${text.slice(start, start + 140)}${text.length > start + 140 ? "…" : ""}`;
+  let start = Math.max(0, at - SNIPPET_LEAD);
+  if (start > 0) {
+    const space = text.lastIndexOf(" ", start);
+    start = space < 0 ? 0 : space + 1;
+  }
+  let end = Math.min(text.length, start + SNIPPET_LENGTH);
+  if (end < text.length) {
+    const space = text.lastIndexOf(" ", end);
+    if (space > start) end = space;
+  }
+  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+}
+
+/** `text` split into plain parts and the parts that match a word of the query (case-insensitive). */
+export function highlight(text: string, query: string): { text: string; match: boolean }[] {
+  const words = query
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word.length > 1)
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  if (words.length === 0) return [{ text, match: false }];
+  // Split on a capturing group: the matches are the odd parts.
+  return text
+    .split(new RegExp(`(${words.join("|")})`, "i"))
+    .map((part, index) => ({ text: part, match: index % 2 === 1 }))
+    .filter((part) => part.text !== "");
+}
+
+function Highlighted({ text, query }: { text: string; query: string }) {
+  return (
+    <>
+      {highlight(text, query).map((part, index) =>
+        part.match ? (
+          <mark key={index} className="rounded-sm bg-sky-500/20 px-0.5 text-inherit">
+            {part.text}
+          </mark>
+        ) : (
+          part.text
+        ),
+      )}
+    </>
+  );
 }
 
 /** Ctrl/⌘ K or "/" (outside a text field) opens the search. */
@@ -141,9 +188,15 @@ export function DocsSearchDialogView({
     <Modal open={open} onClose={close} title="Search the docs" hideTitle className="max-w-xl self-start sm:mt-24">
       <div className="flex items-center gap-2 border-b border-border pb-3 pr-10">
         <Search className="size-5 text-fg-muted" aria-hidden="true" />
+        {/* type="text", not "search": the native clear button sat beside the dialog's close button, and Escape
+            cleared the text instead of closing the dialog. */}
         <input
           ref={inputRef}
-          type="search"
+          type="text"
+          inputMode="search"
+          enterKeyHint="search"
+          autoComplete="off"
+          spellCheck={false}
           value={query}
           onChange={(event) => setQuery(event.target.value)}
           onKeyDown={(event) => {
@@ -189,10 +242,17 @@ export function DocsSearchDialogView({
               <FileText className="mt-0.5 size-4 shrink-0 text-fg-muted" aria-hidden="true" />
               <span className="min-w-0">
                 <span className="block text-sm font-medium">
-                  {hit.page}
-                  {hit.heading && <span className="text-fg-muted"> › {hit.heading}</span>}
+                  <Highlighted text={hit.page} query={query} />
+                  {hit.heading && (
+                    <span className="text-fg-muted">
+                      {" "}
+                      › <Highlighted text={hit.heading} query={query} />
+                    </span>
+                  )}
                 </span>
-                <span className="mt-0.5 block truncate text-xs text-fg-muted">{snippet(hit.text, query)}</span>
+                <span className="mt-0.5 block text-xs leading-5 text-fg-muted line-clamp-2">
+                  <Highlighted text={snippet(hit.text, query)} query={query} />
+                </span>
               </span>
             </div>
           ))}
