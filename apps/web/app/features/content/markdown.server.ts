@@ -36,11 +36,25 @@ function isElement(node: unknown, tagName: string): node is Element {
 }
 
 /** Collects h2/h3 for the on-this-page outline and decorates images, links and code blocks. */
+/** "Table: <its header cells>", so each scrollable table names itself. */
+function tableLabel(table: Element): string {
+  const headers: string[] = [];
+  visit(table, "element", (cell) => {
+    if (cell.tagName === "th") headers.push(hastToString(cell).trim());
+  });
+  return `Table: ${headers.filter(Boolean).slice(0, 4).join(", ")}`;
+}
+
 function rehypeFlotilla(headings: Heading[]) {
   return () => (tree: Root) => {
     visit(tree, "element", (node, index, parent) => {
       if ((node.tagName === "h2" || node.tagName === "h3") && typeof node.properties.id === "string") {
         headings.push({ depth: node.tagName === "h2" ? 2 : 3, id: node.properties.id, text: hastToString(node) });
+      }
+      if (node.tagName === "table") {
+        // A wide table scrolls sideways inside the column (app.css draws shadows at the edge that has more); a
+        // keyboard reaches it too, and a screen reader hears what it is.
+        node.properties = { ...node.properties, tabIndex: 0, role: "region", ariaLabel: tableLabel(node) };
       }
       if (node.tagName === "img") {
         const src = String(node.properties.src ?? "");
