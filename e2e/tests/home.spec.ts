@@ -77,6 +77,15 @@ test.describe("home page", () => {
     const video = dialog.getByTestId("demo-video");
     await expect(video).toHaveAttribute("preload", "metadata");
     await expect(video).toHaveAttribute("src", /\.mp4$/);
+    // The burned-in captions are unreadable at 375 px: they are a text track too, on by default.
+    await expect
+      .poll(() =>
+        video.evaluate((element: HTMLVideoElement) => {
+          const track = element.textTracks[0];
+          return track ? `${track.kind} ${track.language} ${track.mode} ${track.cues?.length ?? 0}` : "none";
+        }),
+      )
+      .toBe("captions en showing 5");
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
     await expect(page.getByRole("button", { name: "Watch Demo" })).toBeFocused();

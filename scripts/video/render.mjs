@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { writeFileSync } from "node:fs";
 // Renders the Flotilla product-tour video from tour.html.
 //
 //   node scripts/video/render.mjs                 # full video + poster (from the repo root, or anywhere)
@@ -14,6 +15,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { CAPTIONS_FILE, webVtt } from "./captions.mjs";
 import { FFMPEG, FFPROBE, kb, launch, mb, openPage, publicDir, rel, run, size, toWebp } from "./lib.mjs";
 
 const W = 1280;
@@ -136,6 +138,8 @@ try {
       `        ${v.codec_name} ${v.width}x${v.height}, ${Number(probe.format.duration).toFixed(2)} s, ${v.nb_frames} frames @ ${FPS} fps, ${mb(await size(mp4))}`,
     );
     console.log(`poster  ${rel(poster)}  ${W}x${H} webp q${p.quality}, ${kb(p.bytes)}`);
+    writeFileSync(CAPTIONS_FILE, webVtt());
+    console.log(`captions ${rel(CAPTIONS_FILE)}`);
   }
 } finally {
   await browser.close();

@@ -152,5 +152,7 @@ export const TIMELINE: readonly { quarter: string; title: string; status: Roadma
 export const DEMO_VIDEO = {
   src: "/video/flotilla-tour.mp4",
   poster: "/video/flotilla-tour-poster.webp",
+  /** The burned-in captions as text (scripts/video/captions.mjs writes it from the tour's own caption table). */
+  captions: "/video/flotilla-tour.en.vtt",
   title: "Flotilla product tour",
 } as const;

@@ -6,7 +6,6 @@ export function VideoDialog({ open, onClose }: { open: boolean; onClose: () => v
   return (
     <Modal open={open} onClose={onClose} title="Product tour" className="max-w-4xl">
       <div className="mt-4 overflow-hidden rounded-xl border border-border bg-black">
-        {/* biome-ignore lint/a11y/useMediaCaption: the tour has no speech; its captions are burned into the picture */}
         <video
           className="aspect-video w-full"
           src={DEMO_VIDEO.src}
@@ -18,7 +17,10 @@ export function VideoDialog({ open, onClose }: { open: boolean; onClose: () => v
           width={1280}
           height={720}
           data-testid="demo-video"
-        />
+        >
+          {/* The captions are burned into the picture too, but at 375 px they are too small to read. */}
+          <track kind="captions" src={DEMO_VIDEO.captions} srcLang="en" label="English" default />
+        </video>
       </div>
       <p className="mt-3 text-sm text-fg-muted">
         Agents pick up tasks in their own worktrees, share what they learn, and hand finished work to you for review.{" "}
