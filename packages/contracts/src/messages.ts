@@ -6,6 +6,8 @@ export const MESSAGES = {
   authFailed: "Authentication failed",
   licenseCreateFailed: "Failed to create license",
   duplicateLicense: "You already have an active license. Only one license per customer is allowed.",
+  /** Said up front, next to every create entry point, once the one allowed license exists. */
+  oneLicensePerAccount: "One license per account",
   noTokenForLicense: "Authentication token not found",
   noTokenForMachine: "Authentication required",
   machineLoadFailed: "Failed to load machine data",

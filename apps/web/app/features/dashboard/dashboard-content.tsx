@@ -68,7 +68,7 @@ export function DashboardContent() {
             focusLicenseId={createdLicenseId}
           />
           <aside className="space-y-6" aria-label="Account overview">
-            <QuickActions onCreateLicense={openCreate} />
+            <QuickActions onCreateLicense={openCreate} hasLicense={data.licenses.length > 0} />
             <MonthlyUsage
               utilization={data.usage_analytics.license_utilization}
               monthExecutions={data.usage_analytics.current_month_executions}

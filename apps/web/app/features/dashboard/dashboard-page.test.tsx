@@ -252,7 +252,13 @@ describe("DashboardPage", () => {
     const { user } = renderDashboard();
     const actions = await screen.findByRole("region", { name: "Quick Actions" });
 
-    await user.click(within(actions).getByRole("button", { name: "Create New License" }));
+    // The one allowed license exists: every create entry point says so before anyone tries, and still opens.
+    const create = within(actions).getByRole("button", { name: "Create New License" });
+    expect(create).toHaveAccessibleDescription("One license per account");
+    expect(screen.getByRole("button", { name: "Create License" })).toHaveAccessibleDescription(
+      "One license per account",
+    );
+    await user.click(create);
     expect(screen.getByRole("dialog", { name: "Create Your License" })).toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: "Maybe later" }));
 

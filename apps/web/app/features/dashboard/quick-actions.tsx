@@ -1,4 +1,6 @@
+import { MESSAGES } from "@flotilla/contracts/messages";
 import { CreditCard, FileText, Plus, Settings } from "lucide-react";
+import { useId } from "react";
 import { ComingSoonNotice, useComingSoon } from "../../lib/coming-soon";
 
 const SOON = [
@@ -11,8 +13,9 @@ const ACTION_CLASS =
   "flex w-full items-center gap-3 rounded-lg px-3 py-2.5 text-left text-sm font-medium transition-colors hover:bg-bg-subtle";
 
 /** Create New License opens the create dialog; the rest are coming soon. */
-export function QuickActions({ onCreateLicense }: { onCreateLicense: () => void }) {
+export function QuickActions({ onCreateLicense, hasLicense }: { onCreateLicense: () => void; hasLicense: boolean }) {
   const comingSoon = useComingSoon();
+  const noteId = useId();
   return (
     <section aria-labelledby="quick-actions-title" className="rounded-2xl border border-border bg-bg-elevated p-5">
       <h2 id="quick-actions-title" className="font-semibold">
@@ -20,10 +23,21 @@ export function QuickActions({ onCreateLicense }: { onCreateLicense: () => void 
       </h2>
       <ul className="mt-3 space-y-1">
         <li>
-          <button type="button" onClick={onCreateLicense} className={ACTION_CLASS}>
+          <button
+            type="button"
+            onClick={onCreateLicense}
+            className={ACTION_CLASS}
+            aria-describedby={hasLicense ? noteId : undefined}
+          >
             <Plus className="size-4 text-sky-600 dark:text-sky-400" aria-hidden="true" />
             Create New License
           </button>
+          {/* Said before anyone tries; the server's duplicate message still answers a request made anyway. */}
+          {hasLicense && (
+            <p id={noteId} className="px-3 pb-1 pl-10 text-xs text-fg-muted">
+              {MESSAGES.oneLicensePerAccount}
+            </p>
+          )}
         </li>
         {SOON.map(({ label, Icon }) => (
           <li key={label}>

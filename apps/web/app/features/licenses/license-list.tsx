@@ -1,5 +1,7 @@
 import type { License } from "@flotilla/contracts/licensing";
+import { MESSAGES } from "@flotilla/contracts/messages";
 import { KeySquare, Plus } from "lucide-react";
+import { useId } from "react";
 import { buttonClass } from "../../components/button";
 import { LicenseCard } from "./license-card";
 
@@ -14,16 +16,31 @@ interface LicenseListProps {
 
 /** 'Your Licenses': every license as a card, or the empty state inviting a free one. */
 export function LicenseList({ licenses, onCreate, onChanged, focusLicenseId = null }: LicenseListProps) {
+  const noteId = useId();
+  const hasLicense = licenses.length > 0;
   return (
     <section aria-labelledby="licenses-title" className="min-w-0">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id="licenses-title" className="text-lg font-semibold">
           Your Licenses
         </h2>
-        <button type="button" onClick={onCreate} className={buttonClass("primary", "sm")}>
-          <Plus className="size-4" aria-hidden="true" />
-          Create License
-        </button>
+        <div className="flex items-center gap-3">
+          {/* Said before anyone tries; the server's duplicate message still answers a request made anyway. */}
+          {hasLicense && (
+            <p id={noteId} className="text-xs text-fg-muted">
+              {MESSAGES.oneLicensePerAccount}
+            </p>
+          )}
+          <button
+            type="button"
+            onClick={onCreate}
+            className={buttonClass(hasLicense ? "secondary" : "primary", "sm")}
+            aria-describedby={hasLicense ? noteId : undefined}
+          >
+            <Plus className="size-4" aria-hidden="true" />
+            Create License
+          </button>
+        </div>
       </div>
       {licenses.length === 0 ? (
         <div className="mt-4 rounded-2xl border border-dashed border-border bg-bg-elevated px-6 py-12 text-center">
