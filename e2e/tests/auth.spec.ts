@@ -167,8 +167,13 @@ test.describe("sign-in from the attacker's side", () => {
       .getByRole("banner")
       .getByRole("button", { name: /Account menu/ })
       .click();
+    // It asks first and names what happens; nothing ends before the confirmation.
     await page.getByRole("banner").getByRole("button", { name: "Sign out everywhere" }).click();
-    await expect(page).toHaveURL(/\/login$/);
+    await expect(page.getByRole("banner")).toContainText("on every browser and device, this one included");
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await page.getByRole("banner").getByRole("button", { name: "Sign out all" }).click();
+    await expect(page).toHaveURL(/\/login(\?signed_out=everywhere)?$/);
+    await expect(page.getByRole("status")).toHaveText(/You were signed out everywhere/);
     await other.reload();
     await expect(other).toHaveURL(/\/login$/);
     await otherContext.close();

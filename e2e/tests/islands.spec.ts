@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
 import { expect, test } from "./fixtures";
+import { signInToDashboard } from "./portal";
 
 const SITE_DIR = new URL("../../apps/web/build/client/", import.meta.url).pathname;
 /** Gzip bytes of JavaScript a content page may run before any interaction. */
@@ -81,4 +82,21 @@ test("a reader who touches nothing downloads no React; intent fetches the dialog
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await expect(join).toBeFocused();
+});
+
+test("signed in, a content page's account island shows the user menu; sign out everywhere asks, then ends it", async ({
+  page,
+}) => {
+  await signInToDashboard(page, "island-reader@example.com", "Island Reader");
+  await page.goto("/docs/agents");
+  const banner = page.getByRole("banner");
+  await banner.getByRole("button", { name: "Account menu for Island Reader" }).click();
+  await expect(banner.getByText("island-reader@example.com").filter({ visible: true })).toBeVisible();
+  await banner.getByRole("button", { name: "Sign out everywhere" }).click();
+  await expect(banner).toContainText("on every browser and device, this one included");
+  await expect(banner.getByRole("button", { name: "Sign out all" })).toBeFocused();
+  await banner.getByRole("button", { name: "Sign out all" }).click();
+  await expect(page).toHaveURL(/\/login\?signed_out=everywhere$/);
+  await expect(page.getByRole("status")).toHaveText(/You were signed out everywhere/);
+  expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toBeNull();
 });

@@ -17,6 +17,9 @@ export function isNavItemActive(pathname: string, href: string): boolean {
   return pathname === href || pathname.startsWith(`${href}/`);
 }
 
+/** Where a person lands after signing out everywhere; /login says what happened. */
+export const SIGNED_OUT_EVERYWHERE_PATH = "/login?signed_out=everywhere";
+
 /** Public, prerendered routes other than docs pages and blog posts. */
 export const STATIC_PUBLIC_PATHS = [
   "/",

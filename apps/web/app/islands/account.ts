@@ -4,9 +4,10 @@
  * signed-in markup. A stored token is validated once; when it is good, the template replaces Get Started and is
  * filled in with the user's name, email and picture. Logout works from here, as in the portal's user menu.
  */
+import { SIGNED_OUT_EVERYWHERE_PATH } from "@flotilla/contracts/navigation";
 import { API_TIMEOUT_MS } from "@flotilla/contracts/timings";
 import type { AuthUser } from "../lib/auth";
-import { clearStoredToken, readStoredToken } from "../lib/token-storage";
+import { clearStoredToken, noteSignedOutEverywhere, readStoredToken } from "../lib/token-storage";
 import { controlledBy, disclosure } from "./disclosure";
 
 const LOGIN_PATH = "/login";
@@ -80,8 +81,31 @@ async function logoutEverywhere(alert: HTMLElement | null) {
       return;
     }
   }
+  noteSignedOutEverywhere();
   clearStoredToken();
-  window.location.assign(LOGIN_PATH);
+  window.location.assign(SIGNED_OUT_EVERYWHERE_PATH);
+}
+
+/** Sign out everywhere asks first, in place (the confirmation is in the template, hidden). */
+function wireSignOutEverywhere(fragment: DocumentFragment, alert: HTMLElement | null) {
+  const ask = fragment.querySelector<HTMLElement>("[data-account-action='logout-everywhere']");
+  const confirm = fragment.querySelector<HTMLElement>("[data-account-confirm]");
+  const yes = fragment.querySelector<HTMLElement>("[data-account-action='logout-everywhere-confirm']");
+  const cancel = fragment.querySelector<HTMLElement>("[data-account-action='logout-everywhere-cancel']");
+  if (!ask || !confirm) return;
+  const asking = (open: boolean) => {
+    confirm.hidden = !open;
+    ask.setAttribute("aria-expanded", String(open));
+  };
+  ask.addEventListener("click", () => {
+    asking(true);
+    yes?.focus();
+  });
+  cancel?.addEventListener("click", () => {
+    asking(false);
+    ask.focus();
+  });
+  yes?.addEventListener("click", () => logoutEverywhere(alert));
 }
 
 function signIn(slot: HTMLElement, user: AuthUser) {
@@ -91,9 +115,7 @@ function signIn(slot: HTMLElement, user: AuthUser) {
   fill(fragment, user);
   const alert = fragment.querySelector<HTMLElement>("[data-account-error]");
   fragment.querySelector("[data-account-action='logout']")?.addEventListener("click", logout);
-  fragment
-    .querySelector("[data-account-action='logout-everywhere']")
-    ?.addEventListener("click", () => logoutEverywhere(alert));
+  wireSignOutEverywhere(fragment, alert);
   const menu = fragment.querySelector<HTMLElement>("[data-account-menu]");
   slot.replaceChildren(fragment);
   const button = menu?.querySelector<HTMLElement>("button[aria-controls]") ?? null;

@@ -6,7 +6,7 @@
  */
 import type { Customer } from "@flotilla/contracts/auth";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
-import { clearStoredToken, readStoredToken, storeToken } from "./token-storage";
+import { clearStoredToken, noteSignedOutEverywhere, readStoredToken, storeToken } from "./token-storage";
 
 export type AuthUser = Customer;
 
@@ -95,6 +95,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       // Unlike logout, this one must reach the server: other sessions only end there.
       await post("/api/auth/logout-all", undefined, { token });
     }
+    noteSignedOutEverywhere();
     clearStoredToken();
     setUser(null);
   }, []);

@@ -24,3 +24,28 @@ export function clearStoredToken(): void {
     // nothing stored, nothing to clear
   }
 }
+
+const SIGNED_OUT_EVERYWHERE_KEY = "flotilla:signed-out-everywhere";
+
+/**
+ * Remembers, for the next /login, that this tab just signed out everywhere: /login says so whichever navigation
+ * gets there (the menu's, or the dashboard noticing it is signed out).
+ */
+export function noteSignedOutEverywhere(): void {
+  try {
+    sessionStorage.setItem(SIGNED_OUT_EVERYWHERE_KEY, "1");
+  } catch {
+    // Blocked storage: the address (?signed_out=everywhere) still says it.
+  }
+}
+
+/** Whether this tab just signed out everywhere; reading it forgets it. */
+export function consumeSignedOutEverywhere(): boolean {
+  try {
+    const noted = sessionStorage.getItem(SIGNED_OUT_EVERYWHERE_KEY) === "1";
+    sessionStorage.removeItem(SIGNED_OUT_EVERYWHERE_KEY);
+    return noted;
+  } catch {
+    return false;
+  }
+}

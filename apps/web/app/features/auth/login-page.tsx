@@ -7,6 +7,7 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { buttonClass } from "../../components/button";
 import { useAuth } from "../../lib/auth";
 import { serverErrorMessage } from "../../lib/http";
+import { consumeSignedOutEverywhere } from "../../lib/token-storage";
 import { requestSignInUrl } from "./api";
 
 /** Spec section 2: what the dashboard offers, listed beside the sign-in button. */
@@ -23,6 +24,10 @@ export const CHECKING_MESSAGE = "Checking authentication status...";
 export function LoginPage() {
   const [params] = useSearchParams();
   const redirectTo = safeReturnPath(params.get("redirect"));
+  // Said once, however this tab got here (the address, or the note the sign-out left).
+  const [signedOutEverywhere] = useState(
+    () => consumeSignedOutEverywhere() || params.get("signed_out") === "everywhere",
+  );
   const { user, loading } = useAuth();
   const navigate = useNavigate();
   const [starting, setStarting] = useState(false);
@@ -66,6 +71,15 @@ export function LoginPage() {
         <p className="mt-2 text-sm text-fg-muted">
           Use your Google account to reach your customer dashboard. No password to remember.
         </p>
+        {signedOutEverywhere && (
+          <p
+            role="status"
+            className="mt-6 rounded-lg border border-border bg-bg-subtle px-3 py-2.5 text-sm text-fg"
+            data-testid="signed-out-everywhere"
+          >
+            You were signed out everywhere: every browser and device this account was signed in on.
+          </p>
+        )}
         {error && (
           <div
             role="alert"

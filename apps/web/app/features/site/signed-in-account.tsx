@@ -2,6 +2,7 @@ import { MESSAGES } from "@flotilla/contracts/messages";
 import { useState } from "react";
 import { useNavigate } from "react-router";
 import type { AuthUser } from "../../lib/auth";
+import { SIGNED_OUT_EVERYWHERE_PATH } from "./sign-out-everywhere";
 import { SignedInPanel } from "./signed-in-panel";
 import { UserMenu } from "./user-menu";
 
@@ -38,7 +39,7 @@ export default function SignedInAccount({
       return;
     }
     onNavigate?.();
-    navigate("/login");
+    navigate(SIGNED_OUT_EVERYWHERE_PATH);
   }
   return (
     <SignedInPanel

@@ -1,8 +1,9 @@
 import { MESSAGES } from "@flotilla/contracts/messages";
-import { LayoutDashboard, LogOut, MonitorX } from "lucide-react";
+import { LayoutDashboard, LogOut } from "lucide-react";
 import { Link } from "react-router";
 import { buttonClass } from "../../components/button";
 import type { AuthUser } from "../../lib/auth";
+import { SignOutEverywhere } from "./sign-out-everywhere";
 import { UserAvatar } from "./user-avatar";
 
 /**
@@ -48,15 +49,7 @@ export function SignedInPanel({
         <LogOut className="size-4" aria-hidden="true" />
         Logout
       </button>
-      <button
-        type="button"
-        onClick={onLogoutEverywhere}
-        className={buttonClass("ghost", "sm", "w-full")}
-        data-account-action="logout-everywhere"
-      >
-        <MonitorX className="size-4" aria-hidden="true" />
-        Sign out everywhere
-      </button>
+      <SignOutEverywhere itemClass={buttonClass("ghost", "sm", "w-full")} onConfirm={onLogoutEverywhere} />
       <p
         role="alert"
         className="text-center text-xs text-red-700 empty:hidden dark:text-red-300"

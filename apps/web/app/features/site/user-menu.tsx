@@ -1,8 +1,9 @@
 import { MESSAGES } from "@flotilla/contracts/messages";
-import { ChevronDown, LayoutDashboard, LogOut, MonitorX } from "lucide-react";
+import { ChevronDown, LayoutDashboard, LogOut } from "lucide-react";
 import { useCallback, useId, useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import type { AuthUser } from "../../lib/auth";
+import { SIGNED_OUT_EVERYWHERE_PATH, SignOutEverywhere } from "./sign-out-everywhere";
 import { useDismiss } from "./use-dismiss";
 import { UserAvatar } from "./user-avatar";
 
@@ -43,7 +44,7 @@ export function UserMenu({
       return;
     }
     close();
-    navigate("/login");
+    navigate(SIGNED_OUT_EVERYWHERE_PATH);
   }
 
   const itemClass =
@@ -93,15 +94,7 @@ export function UserMenu({
             </button>
           </li>
           <li>
-            <button
-              type="button"
-              onClick={logoutEverywhere}
-              className={itemClass}
-              data-account-action="logout-everywhere"
-            >
-              <MonitorX className="size-4 text-fg-muted" aria-hidden="true" />
-              Sign out everywhere
-            </button>
+            <SignOutEverywhere itemClass={itemClass} onConfirm={logoutEverywhere} />
           </li>
         </ul>
         <p
