@@ -487,6 +487,71 @@ describe("DevicePanel: analytics", () => {
     expect(screen.queryByText(/uses$/)).not.toBeInTheDocument();
     expect(screen.getByText("LAPT-1111")).toBeInTheDocument();
   });
+
+  it("fetches the analytics again after a removal and after a restore", async () => {
+    let machines = [LAPTOP, BUILD_SERVER];
+    let removed: Record<string, unknown>[] = [];
+    routes[`GET ${LIST_URL}`] = () =>
+      json(200, {
+        success: true,
+        data: {
+          current_count: machines.length,
+          max_machines: 3,
+          machines,
+          removed_machines: removed,
+          seat_rules: SEAT_RULES_FREE,
+        },
+      });
+    routes[`GET ${ANALYTICS_URL}`] = () => json(200, ANALYTICS);
+    routes[`DELETE ${LIST_URL}/${encodeURIComponent("build server/prod 2")}`] = () => {
+      machines = [LAPTOP];
+      removed = [
+        {
+          machine_id: "build server/prod 2",
+          display_id: "SRV-2222",
+          machine_name: null,
+          removed_at: "2025-06-12T12:00:00Z",
+          license_file_until: null,
+        },
+      ];
+      return json(200, { success: true, message: "Device SRV-2222 removed" });
+    };
+    routes[`POST ${LIST_URL}/${encodeURIComponent("build server/prod 2")}/restore`] = () => {
+      removed = [];
+      return json(200, { success: true, message: "Device allowed again." });
+    };
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+    await screen.findByText("1,000 uses");
+    expect(calls(ANALYTICS_URL)).toHaveLength(1);
+
+    await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    await screen.findByText("Device SRV-2222 removed");
+    await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(2));
+
+    const section = await screen.findByRole("region", { name: "Removed devices" });
+    await user.click(within(section).getByRole("button", { name: "Allow device SRV-2222 again" }));
+    await screen.findByText("Device allowed again.");
+    await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(3));
+  });
+
+  it("shows fresh analytics when shown again after a removal made while they were hidden", async () => {
+    let machines = [LAPTOP, BUILD_SERVER];
+    routes[`GET ${LIST_URL}`] = () => listAnswer(machines);
+    routes[`GET ${ANALYTICS_URL}`] = () => json(200, ANALYTICS);
+    routes[`DELETE ${LIST_URL}/${encodeURIComponent("build server/prod 2")}`] = () => {
+      machines = [LAPTOP];
+      return json(200, { success: true, message: "Device SRV-2222 removed" });
+    };
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+    await screen.findByText("1,000 uses");
+    await user.click(screen.getByRole("button", { name: "Hide Analytics" }));
+    await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    await screen.findByText("Device SRV-2222 removed");
+    await user.click(screen.getByRole("button", { name: "Show Analytics" }));
+    await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(2));
+  });
 });
 
 describe("DevicePanel: heartbeats and inactive devices", () => {
