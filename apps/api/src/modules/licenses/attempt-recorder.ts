@@ -50,8 +50,12 @@ export class AttemptRecorder {
     this.timer.unref();
   }
 
-  record(licenseKey: string, machineId: string, code: string, now: Date) {
-    this.add({ day: utcDay(now), licenseKey, machineId, code, attempts: 1 });
+  /**
+   * Counts one attempt of a license (null: the key named none). The caller names the license it has already read:
+   * counting never looks anything up.
+   */
+  record(licenseId: string | null, machineId: string, code: string, now: Date) {
+    this.add({ day: utcDay(now), licenseId, machineId, code, attempts: 1 });
   }
 
   /** Age of the oldest counter not yet written, in ms. */
@@ -62,7 +66,7 @@ export class AttemptRecorder {
   private add(increment: AttemptIncrement) {
     this.oldestPendingAt ??= Date.now();
     const key = (machineId: string) =>
-      `${increment.day}\u0000${increment.licenseKey}\u0000${machineId}\u0000${increment.code}`;
+      `${increment.day}\u0000${increment.licenseId ?? ""}\u0000${machineId}\u0000${increment.code}`;
     let id = key(increment.machineId);
     let current = this.attempts.get(id);
     if (!current && this.attempts.size >= this.maxPending) {

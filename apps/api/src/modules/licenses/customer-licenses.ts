@@ -178,7 +178,7 @@ export class CustomerLicenses {
     const license = await this.owned(customer, licenseKey);
     await this.flushCounters();
     const since = utcDay(new Date(Date.now() - (days - 1) * DAY_MS));
-    const stats = await q.validationStats(this.db, license.licenseKey, since);
+    const stats = await q.validationStats(this.db, license.id, since);
     // Refused attempts from machines the license does not know are counted together (machine ""): in the totals,
     // not listed as a device.
     const devices = stats.filter((row) => row.machineId !== "");
