@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { SEAT_RULES } from "@flotilla/contracts/seats";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
@@ -87,6 +88,55 @@ describe("rotating the key keeps the license's analytics", () => {
       sql`select sum(attempts)::int as attempts from validation_rollups where license_id is null and machine_id = ''`,
     );
     expect((unknown as unknown as { rows: { attempts: number }[] }).rows[0]!.attempts).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("refused devices appear in the license's analytics", () => {
+  const remove = (token: string, key: string, machine: string) =>
+    app.inject({ method: "DELETE", url: `/api/license/machines/${key}/${machine}`, headers: bearer(token) });
+
+  it("a device refused because the license was full is listed with its failed attempts, and stays after a removal", async () => {
+    const { token, key } = await licensedCustomer(app, "history-refused");
+    for (const machine of ["desk-a", "laptop-b", "server-c"]) {
+      for (let i = 0; i < 3; i++) expect((await validate(key, machine)).json().data.code).toBe("VALID");
+    }
+    const refused = await app.inject({
+      method: "POST",
+      url: "/api/license/validate",
+      payload: { license_key: key, machine_id: "bobs-new-pc", machine_name: "Bob's new PC", platform: "linux" },
+    });
+    expect(refused.json().data.code).toBe("TOO_MANY_MACHINES");
+
+    const data = (await analyticsOf(token, key)).json().data;
+    expect(data.summary).toEqual({ total_attempts: 10, successful_attempts: 9, unique_machines_active: 3 });
+    const stat = (id: string) => data.machine_stats.find((row: { machine_id: string }) => row.machine_id === id);
+    expect(stat("bobs-new-pc")).toEqual({
+      machine_id: "bobs-new-pc",
+      machine_name: "Bob's new PC",
+      bound: false,
+      total_attempts: 1,
+      successful_attempts: 0,
+      failed_attempts: 1,
+    });
+    expect(stat("desk-a")).toMatchObject({ bound: true, total_attempts: 3, failed_attempts: 0 });
+
+    // The owner removes a device: it is no longer bound, its history stays, and its refused attempts are listed too.
+    expect((await remove(token, key, "server-c")).statusCode).toBe(200);
+    expect((await validate(key, "server-c")).json().data.code).toBe("MACHINE_REMOVED");
+    const after = (await analyticsOf(token, key)).json().data;
+    const removed = after.machine_stats.find((row: { machine_id: string }) => row.machine_id === "server-c");
+    expect(removed).toMatchObject({ bound: false, total_attempts: 4, successful_attempts: 3, failed_attempts: 1 });
+  });
+
+  it("a crowd of refused machine ids names only the first few per day; the rest are counted together", async () => {
+    const { token, key } = await licensedCustomer(app, "history-crowd");
+    for (let i = 0; i < 3; i++) await validate(key, `seat-${i}`);
+    for (let i = 0; i < 40; i++) expect((await validate(key, `crowd-${i}`)).json().data.code).toBe("TOO_MANY_MACHINES");
+    const data = (await analyticsOf(token, key)).json().data;
+    expect(data.summary.total_attempts).toBe(43);
+    const refused = data.machine_stats.filter((row: { bound: boolean }) => !row.bound);
+    expect(refused).toHaveLength(SEAT_RULES.refusalsKept);
+    expect(refused.every((row: { failed_attempts: number }) => row.failed_attempts === 1)).toBe(true);
   });
 });
 

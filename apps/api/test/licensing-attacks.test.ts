@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retentionJob } from "../src/jobs/retention";
 import { advisoryLockId, runExclusively } from "../src/jobs/scheduler";
-import { AttemptRecorder } from "../src/modules/licenses/attempt-recorder";
+import { AttemptRecorder, REFUSED_MACHINES_NAMED_PER_DAY } from "../src/modules/licenses/attempt-recorder";
 import { setLicenseStatus } from "../src/modules/licenses/queries";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
@@ -163,7 +163,7 @@ describe("anonymous traffic does not grow the database", () => {
 });
 
 describe("a known key cannot grow the database or the owner's analytics either", () => {
-  it("100 validations with fresh machine ids add one counter row per code; analytics lists bound devices only", async () => {
+  it("100 validations with fresh machine ids add a bounded number of counter rows; analytics names the first refused", async () => {
     const { token, key } = await licensed();
     await app.licensing.recorder.flush();
     const codes = new Map<string, number>();
@@ -176,17 +176,21 @@ describe("a known key cannot grow the database or the owner's analytics either",
     const rowsOfKey = await rows<{ machine_id: string; code: string; attempts: number }>(
       sql`select machine_id, code, attempts from validation_rollups where license_id = (select id from licenses where license_key = ${key}) order by machine_id`,
     );
-    expect(rowsOfKey).toHaveLength(4);
-    expect(rowsOfKey[0]).toEqual({ machine_id: "", code: "TOO_MANY_MACHINES", attempts: 97 });
+    // 3 bound, the first REFUSED_MACHINES_NAMED_PER_DAY refused by id, the other refused ones in one row.
+    const named = REFUSED_MACHINES_NAMED_PER_DAY;
+    expect(rowsOfKey).toHaveLength(3 + named + 1);
+    expect(rowsOfKey[0]).toEqual({ machine_id: "", code: "TOO_MANY_MACHINES", attempts: 97 - named });
     const analytics = (
       await app.inject({ url: `/api/license/machines/${key}/analytics?days=30`, headers: bearer(token) })
     ).json().data;
     expect(analytics.summary).toEqual({ total_attempts: 100, successful_attempts: 3, unique_machines_active: 3 });
-    expect(analytics.machine_stats.map((row: { machine_id: string }) => row.machine_id).sort()).toEqual([
-      "crowd-0",
-      "crowd-1",
-      "crowd-2",
-    ]);
+    const listed = (bound: boolean) =>
+      analytics.machine_stats
+        .filter((row: { bound: boolean }) => row.bound === bound)
+        .map((row: { machine_id: string }) => row.machine_id)
+        .sort();
+    expect(listed(true)).toEqual(["crowd-0", "crowd-1", "crowd-2"]);
+    expect(listed(false)).toEqual(Array.from({ length: named }, (_, i) => `crowd-${i + 3}`).sort());
   });
 
   it("the counter buffer writes 20,000 distinct counters in chunks, and folds past its cap instead of growing", async () => {

@@ -50,7 +50,8 @@ export interface ValidateResult {
 
 /**
  * Attempts with a key that matches no license share one counter row per day and code; attempts from machines a
- * license does not know (refused ones) share one row per license, day and code. Only what was issued can add rows.
+ * license does not know (refused ones) are counted by machine id for the first few a day, then share one row per
+ * license, day and code (AttemptRecorder.recordRefused). Only what was issued can add rows, and few of them.
  */
 export const UNKNOWN = "";
 
@@ -268,7 +269,9 @@ export class LicensingService {
    */
   private record(license: q.LicenseRow | null, machineId: string, code: LicenseCode, knownMachine: boolean, now: Date) {
     if (code === "NOT_FOUND" || !license) this.recorder.record(null, UNKNOWN, code, now);
-    else this.recorder.record(license.id, knownMachine ? machineId : UNKNOWN, code, now);
+    else if (knownMachine) this.recorder.record(license.id, machineId, code, now);
+    // A refused device: the owner sees it in analytics (the first few a day by id, the rest together).
+    else this.recorder.recordRefused(license.id, machineId, code, now);
   }
 
   private secondsLeft(license: q.LicenseRow, now: Date): number {
