@@ -43,7 +43,7 @@ test("portal: a full license names the refused device, frees a slot, and rotates
   await expect(page.getByText("2/3")).toBeVisible();
   // A slot is free: the card no longer calls the license full, even after a reload, and says who gets the slot.
   const slotFree = page.getByRole("status").filter({ hasText: "A slot is free" });
-  await expect(slotFree).toContainText("it gets it the next time it starts");
+  await expect(slotFree).toContainText("It gets the free slot the next time it starts.");
   await expect(notice).toBeHidden();
   await page.reload();
   await expect(page.getByText("2/3")).toBeVisible();

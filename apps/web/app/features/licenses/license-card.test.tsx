@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createPortalQueryClient } from "../../lib/query-client";
 import { SignupOpenerContext } from "../../lib/signup-opener";
 import { LicenseCard } from "./license-card";
+import { freeSlotText } from "./refused-activations-notice";
 
 const fetchMock = vi.fn<typeof fetch>();
 
@@ -255,7 +256,7 @@ describe("LicenseCard: a device refused because the license is full", () => {
     expect(notice).toHaveTextContent(
       "Ada's new desktop (WKST-9999 · linux) could not start Flotilla 5 minutes ago, when every slot was taken. 1 other device was refused too.",
     );
-    expect(notice).toHaveTextContent("A slot is free now: the first of them to start gets it.");
+    expect(notice).toHaveTextContent("The first of them to start gets the free slot.");
     expect(within(card).queryByText("This license is full")).not.toBeInTheDocument();
     expect(within(notice).queryByRole("button", { name: "Free a slot" })).not.toBeInTheDocument();
     expect(within(card).getByText("Devices Used").closest("dl")).toHaveTextContent("2/3");
@@ -277,7 +278,7 @@ describe("LicenseCard: a device refused because the license is full", () => {
     expect(within(card).getByRole("status", { name: "This license is full" })).toBeInTheDocument();
     await user.click(within(card).getByRole("button", { name: "Remove device C" }));
     const notice = await within(card).findByRole("status", { name: "A slot is free" });
-    expect(notice).toHaveTextContent("A slot is free now: it gets it the next time it starts.");
+    expect(notice).toHaveTextContent("It gets the free slot the next time it starts.");
     expect(within(card).queryByText("This license is full")).not.toBeInTheDocument();
   });
 
@@ -434,5 +435,14 @@ describe("LicenseCard: license files need the owner's consent", () => {
     vi.useRealTimers();
     expect(await within(card).findByText("Database unavailable")).toBeInTheDocument();
     expect(toggle).toHaveAttribute("aria-checked", "true");
+  });
+});
+
+describe("freeSlotText", () => {
+  it("says who gets the free slots", () => {
+    expect(freeSlotText(1, 1)).toBe("It gets the free slot the next time it starts.");
+    expect(freeSlotText(1, 3)).toBe("The first of them to start gets the free slot.");
+    expect(freeSlotText(2, 3)).toBe("The first 2 of them to start get the free slots.");
+    expect(freeSlotText(3, 2)).toBe("Each of them gets a slot the next time it starts.");
   });
 });

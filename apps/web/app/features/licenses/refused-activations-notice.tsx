@@ -148,8 +148,8 @@ export function RefusedActivationsNotice({
 
 /** Who gets the free slots: the refused device, or the first of the refused devices to start again. */
 export function freeSlotText(freeSlots: number, refused: number): string {
-  const slots = freeSlots === 1 ? "A slot is free now" : `${freeSlots} slots are free now`;
-  if (refused <= 1) return `${slots}: it gets it the next time it starts.`;
-  if (freeSlots >= refused) return `${slots}: each of them gets one the next time it starts.`;
-  return `${slots}: the first ${freeSlots === 1 ? "of them" : `${freeSlots} of them`} to start ${freeSlots === 1 ? "gets it" : "get one"}.`;
+  if (refused <= 1) return "It gets the free slot the next time it starts.";
+  if (freeSlots >= refused) return "Each of them gets a slot the next time it starts.";
+  if (freeSlots === 1) return "The first of them to start gets the free slot.";
+  return `The first ${freeSlots} of them to start get the free slots.`;
 }
