@@ -63,7 +63,7 @@ export function DeviceAnalytics({ analytics, loading }: { analytics: MachineAnal
               >
                 <span className="min-w-0">
                   {stat.machine_name && <span className="font-medium break-words">{stat.machine_name} </span>}
-                  <span className="font-mono text-xs break-all text-fg-muted">{stat.machine_id}</span>
+                  <span className="font-mono text-xs text-fg-muted [overflow-wrap:anywhere]">{stat.machine_id}</span>
                 </span>
                 <span className="text-xs font-medium text-red-700 dark:text-red-400">
                   {formatCount(stat.failed_attempts)} failed
