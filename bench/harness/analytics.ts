@@ -28,9 +28,10 @@ export async function analyticsLatency(events: number, databaseUrl: string | nul
   const { devSignInInject } = await import("./sign-in-inject");
   const token = await devSignInInject(app, `bench-${events}-${Date.now()}@example.com`);
   const auth = { authorization: `Bearer ${token}` };
-  const key = (
+  const created = (
     await app.inject({ method: "POST", url: "/api/customer/licenses", headers: auth, payload: { tier: "free" } })
-  ).json().data.license.license_key as string;
+  ).json().data.license as { id: string; license_key: string };
+  const key = created.license_key;
   const machines = ["desktop-a", "server-b", "mobile-c"];
   for (const machineId of machines)
     await app.inject({
@@ -46,7 +47,7 @@ export async function analyticsLatency(events: number, databaseUrl: string | nul
   for (let i = 0; i < events; i++) {
     const machine = i % 10 === 0 ? `desktop-extra-${i % 47}` : machines[i % 3]!;
     app.licensing.recorder.record(
-      key,
+      created.id,
       machine,
       i % 10 === 0 ? "TOO_MANY_MACHINES" : "VALID",
       new Date(now - (i % 30) * day),

@@ -41,10 +41,24 @@ test("portal: a full license names the refused device, frees a slot, and rotates
   await page.keyboard.press("Enter");
   await expect(page.getByText(/Device removed/)).toBeVisible();
   await expect(page.getByText("2/3")).toBeVisible();
+  // A slot is free: the card no longer calls the license full, even after a reload, and says who gets the slot.
+  const slotFree = page.getByRole("status").filter({ hasText: "A slot is free" });
+  await expect(slotFree).toContainText("It gets the free slot the next time it starts.");
+  await expect(notice).toBeHidden();
+  await page.reload();
+  await expect(page.getByText("2/3")).toBeVisible();
+  await expect(slotFree).toContainText("Ada's new desktop");
+  await expect(notice).toBeHidden();
+  // The refused device is in the license's analytics with its failed attempts.
+  await page.getByRole("button", { name: /Show Analytics/ }).click();
+  const refusedDevices = page.getByRole("list", { name: "Refused devices" });
+  await expect(refusedDevices).toContainText("Ada's new desktop");
+  await expect(refusedDevices).toContainText(/[1-9]\d* failed/);
   expect(cli(baseURL!, "desktop-ada-4", ["activate", licenseKey]).code).toBe(0);
   await page.getByRole("button", { name: /Refresh/ }).click();
   await expect(page.getByText("3/3")).toBeVisible();
   await expect(notice, "an activation clears the notice").toBeHidden();
+  await expect(slotFree).toBeHidden();
 
   // Rotate the key: confirm, see the new key once, the old one works for the grace period.
   await page.getByRole("button", { name: "Rotate key" }).click();
@@ -67,6 +81,18 @@ test("portal: a full license names the refused device, frees a slot, and rotates
   expect(cli(baseURL!, "desktop-ada-2", ["activate", newKey]).code).toBe(0);
   await page.getByRole("button", { name: /Refresh/ }).click();
   await expect(page.getByText("3/3")).toBeVisible();
+
+  // The analytics survived the rotation: the devices' uses before it are still counted under the new key.
+  const analyticsToggle = page.getByRole("button", { name: /(Show|Hide) Analytics/ });
+  if ((await analyticsToggle.textContent())?.includes("Show")) await analyticsToggle.click();
+  const total = page.getByText("Total Validations").locator("..").locator("dd");
+  await expect(total).toHaveText(/^[1-9]/);
+  const desk2 = page
+    .getByRole("list", { name: "Authorized devices" })
+    .getByRole("listitem")
+    .filter({ hasText: "desktop-ada-2" });
+  await expect(desk2).toContainText(/[1-9]\d* uses?/);
+  await expect(desk2).not.toContainText(/(?<!\d)0 uses/);
 });
 
 test("portal: a leaked key's devices holding license files are revoked, and the panel says until when their files run", async ({

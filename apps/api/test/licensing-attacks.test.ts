@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retentionJob } from "../src/jobs/retention";
 import { advisoryLockId, runExclusively } from "../src/jobs/scheduler";
-import { AttemptRecorder } from "../src/modules/licenses/attempt-recorder";
+import { AttemptRecorder, REFUSED_MACHINES_NAMED_PER_DAY } from "../src/modules/licenses/attempt-recorder";
 import { setLicenseStatus } from "../src/modules/licenses/queries";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
@@ -156,14 +156,14 @@ describe("anonymous traffic does not grow the database", () => {
     await app.licensing.recorder.flush();
     expect((await count("validation_rollups")) - before).toBeLessThanOrEqual(1);
     const [unknown] = await rows<{ attempts: number }>(
-      sql`select sum(attempts)::int as attempts from validation_rollups where license_key = ''`,
+      sql`select sum(attempts)::int as attempts from validation_rollups where license_id is null`,
     );
     expect(unknown!.attempts).toBeGreaterThanOrEqual(500);
   });
 });
 
 describe("a known key cannot grow the database or the owner's analytics either", () => {
-  it("100 validations with fresh machine ids add one counter row per code; analytics lists bound devices only", async () => {
+  it("100 validations with fresh machine ids add a bounded number of counter rows; analytics names the first refused", async () => {
     const { token, key } = await licensed();
     await app.licensing.recorder.flush();
     const codes = new Map<string, number>();
@@ -174,32 +174,38 @@ describe("a known key cannot grow the database or the owner's analytics either",
     expect(Object.fromEntries(codes)).toEqual({ VALID: 3, TOO_MANY_MACHINES: 97 });
     await app.licensing.recorder.flush();
     const rowsOfKey = await rows<{ machine_id: string; code: string; attempts: number }>(
-      sql`select machine_id, code, attempts from validation_rollups where license_key = ${key} order by machine_id`,
+      sql`select machine_id, code, attempts from validation_rollups where license_id = (select id from licenses where license_key = ${key}) order by machine_id`,
     );
-    expect(rowsOfKey).toHaveLength(4);
-    expect(rowsOfKey[0]).toEqual({ machine_id: "", code: "TOO_MANY_MACHINES", attempts: 97 });
+    // 3 bound, the first REFUSED_MACHINES_NAMED_PER_DAY refused by id, the other refused ones in one row.
+    const named = REFUSED_MACHINES_NAMED_PER_DAY;
+    expect(rowsOfKey).toHaveLength(3 + named + 1);
+    expect(rowsOfKey[0]).toEqual({ machine_id: "", code: "TOO_MANY_MACHINES", attempts: 97 - named });
     const analytics = (
       await app.inject({ url: `/api/license/machines/${key}/analytics?days=30`, headers: bearer(token) })
     ).json().data;
     expect(analytics.summary).toEqual({ total_attempts: 100, successful_attempts: 3, unique_machines_active: 3 });
-    expect(analytics.machine_stats.map((row: { machine_id: string }) => row.machine_id).sort()).toEqual([
-      "crowd-0",
-      "crowd-1",
-      "crowd-2",
-    ]);
+    const listed = (bound: boolean) =>
+      analytics.machine_stats
+        .filter((row: { bound: boolean }) => row.bound === bound)
+        .map((row: { machine_id: string }) => row.machine_id)
+        .sort();
+    expect(listed(true)).toEqual(["crowd-0", "crowd-1", "crowd-2"]);
+    expect(listed(false)).toEqual(Array.from({ length: named }, (_, i) => `crowd-${i + 3}`).sort());
   });
 
   it("the counter buffer writes 20,000 distinct counters in chunks, and folds past its cap instead of growing", async () => {
     const errors: unknown[] = [];
     const recorder = new AttemptRecorder(app.database.db, (error) => errors.push(error), 60_000, 20_000);
     const now = new Date();
-    for (let i = 0; i < 20_500; i++) recorder.record("FLOT-BUFFER-TEST", `machine-${i}`, "VALID", now);
+    const { key } = await licensed();
+    const [{ id } = { id: "" }] = await rows<{ id: string }>(sql`select id from licenses where license_key = ${key}`);
+    for (let i = 0; i < 20_500; i++) recorder.record(id, `machine-${i}`, "VALID", now);
     expect(recorder.pending).toBe(20_001); // 20,000 distinct, then one folded counter
     await recorder.flush();
     expect(errors).toEqual([]);
     expect(recorder.pending).toBe(0);
     const [written] = await rows<{ n: number; attempts: number }>(
-      sql`select count(*)::int as n, sum(attempts)::int as attempts from validation_rollups where license_key = 'FLOT-BUFFER-TEST'`,
+      sql`select count(*)::int as n, sum(attempts)::int as attempts from validation_rollups where license_id = ${id}`,
     );
     expect(written).toEqual({ n: 20_001, attempts: 20_500 });
   }, 60_000);
@@ -226,9 +232,7 @@ describe("retention: every growing table is pruned by the service, on one runner
     await app.database.db.execute(
       sql`update usage_reports set created_at = now() - interval '200 days' where license_id = ${id}`,
     );
-    await app.database.db.execute(
-      sql`update validation_rollups set day = current_date - 200 where license_key = ${key}`,
-    );
+    await app.database.db.execute(sql`update validation_rollups set day = current_date - 200 where license_id = ${id}`);
     await app.database.db.execute(sql`update idempotency_keys set created_at = now() - interval '2 days'`);
     await app.database.db.execute(sql`update login_transactions set expires_at = now() - interval '2 hours'`);
     await app.database.db.execute(sql`
@@ -239,7 +243,7 @@ describe("retention: every growing table is pruned by the service, on one runner
     expect(outcome).toMatchObject({ ran: true });
     expect(await count("idempotency_keys")).toBe(0);
     expect(await count("login_transactions")).toBe(0);
-    expect(await rows(sql`select 1 from validation_rollups where license_key = ${key}`)).toEqual([]);
+    expect(await rows(sql`select 1 from validation_rollups where license_id = ${id}`)).toEqual([]);
     expect(await rows(sql`select 1 from usage_reports where license_id = ${id}`)).toEqual([]);
     expect((await app.inject({ url: "/api/auth/validate", headers: bearer(stale.token) })).statusCode).toBe(401);
     expect((await app.inject({ url: "/api/auth/validate", headers: bearer(live.token) })).statusCode).toBe(200);

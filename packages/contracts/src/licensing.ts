@@ -283,9 +283,18 @@ export const MachineAnalyticsResponseSchema = z.object({
       successful_attempts: z.number().int(),
       unique_machines_active: z.number().int(),
     }),
+    /**
+     * Per device, busiest first: bound ones, and ones that are not (any more) — removed devices, and devices refused
+     * because the license was full (the first few a day by id; the rest only in the summary).
+     */
     machine_stats: z.array(
       z.object({
+        /** The display id (long ids shortened), as the device list shows it. */
         machine_id: z.string(),
+        /** The name the device gave, when known. */
+        machine_name: z.string().nullable(),
+        /** Holds a slot of the license now (active or inactive); false for a removed or refused device. */
+        bound: z.boolean(),
         total_attempts: z.number().int(),
         successful_attempts: z.number().int(),
         failed_attempts: z.number().int(),

@@ -14,6 +14,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
@@ -273,20 +274,25 @@ export const revokedLicenseFiles = pgTable(
 );
 
 /**
- * Validation attempts rolled up per day × license key × machine × result code. Attempts with a key that
- * matches no license are counted in one row per day and code (license_key and machine_id ''), so random
- * keys cannot add rows. Analytics read this, never raw events.
+ * Validation attempts rolled up per day × license × machine × result code (migration 0010: by the license's id, so a
+ * key rotation keeps its history). Attempts with a key that matches no license are counted in one row per day and
+ * code (license_id NULL, machine_id ''; NULLs are not distinct in the unique key), so random keys cannot add rows.
+ * Analytics read this, never raw events.
  */
 export const validationRollups = pgTable(
   "validation_rollups",
   {
     day: date("day").notNull(),
-    licenseKey: text("license_key").notNull(),
+    licenseId: uuid("license_id").references(() => licenses.id, { onDelete: "cascade" }),
     machineId: text("machine_id").notNull(),
     code: text("code").notNull(),
     attempts: integer("attempts").notNull().default(0),
   },
-  (table) => [primaryKey({ columns: [table.licenseKey, table.day, table.machineId, table.code] })],
+  (table) => [
+    unique("validation_rollups_license_day_machine_code_key")
+      .on(table.licenseId, table.day, table.machineId, table.code)
+      .nullsNotDistinct(),
+  ],
 );
 
 /** Every usage report as received (the audit trail); the rollup below is what queries read. */

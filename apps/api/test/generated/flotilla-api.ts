@@ -3934,6 +3934,8 @@ export interface operations {
                             };
                             machine_stats: {
                                 machine_id: string;
+                                machine_name: string | null;
+                                bound: boolean;
                                 total_attempts: number;
                                 successful_attempts: number;
                                 failed_attempts: number;

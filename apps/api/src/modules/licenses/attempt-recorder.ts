@@ -4,6 +4,7 @@
  * second of these counters — never a binding, a usage report or a license, which are written before
  * the response.
  */
+import { SEAT_RULES } from "@flotilla/contracts/seats";
 import type { Database } from "../../db/client";
 import { type AttemptIncrement, addValidationAttempts, touchLastSeen } from "./queries";
 
@@ -13,6 +14,12 @@ export const ATTEMPT_FLUSH_INTERVAL_MS = 1_000;
  * new counters are folded into their license's day-and-code total (machine "") instead of growing the map.
  */
 export const MAX_PENDING_COUNTERS = 50_000;
+/**
+ * Refused machines (ones the license does not hold) counted under their own id, per license per UTC day on each
+ * instance; later ones share the license's machine "" counter. The owner sees the devices that were refused, yet a
+ * leaked key passed around a crowd adds at most this many rows a day (as many as the refusal notice keeps).
+ */
+export const REFUSED_MACHINES_NAMED_PER_DAY = SEAT_RULES.refusalsKept;
 
 const DAY_MS = 86_400_000;
 /** The last day formatted: every validation asks, and almost all of them fall on the same day. */
@@ -31,6 +38,9 @@ export function utcDay(date: Date): string {
 export class AttemptRecorder {
   private attempts = new Map<string, AttemptIncrement>();
   private seen = new Map<string, { licenseId: string; machineId: string; at: Date }>();
+  /** The refused machines named today, per license (recordRefused); forgotten when the day changes. */
+  private namedRefused = new Map<string, Set<string>>();
+  private namedDay = "";
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   /** When the oldest counter still in memory was counted (what a crash now would lose), or null. */
@@ -50,8 +60,34 @@ export class AttemptRecorder {
     this.timer.unref();
   }
 
-  record(licenseKey: string, machineId: string, code: string, now: Date) {
-    this.add({ day: utcDay(now), licenseKey, machineId, code, attempts: 1 });
+  /**
+   * Counts one attempt of a license (null: the key named none). The caller names the license it has already read:
+   * counting never looks anything up.
+   */
+  record(licenseId: string | null, machineId: string, code: string, now: Date) {
+    this.add({ day: utcDay(now), licenseId, machineId, code, attempts: 1 });
+  }
+
+  /**
+   * Counts a refused attempt from a machine the license does not hold: under its machine id while fewer than
+   * REFUSED_MACHINES_NAMED_PER_DAY refused machines of this license were named today, else under machine "".
+   */
+  recordRefused(licenseId: string, machineId: string, code: string, now: Date) {
+    const day = utcDay(now);
+    if (this.namedDay !== day) {
+      this.namedDay = day;
+      this.namedRefused = new Map();
+    }
+    let named = this.namedRefused.get(licenseId);
+    if (!named) {
+      named = new Set();
+      this.namedRefused.set(licenseId, named);
+    }
+    if (!named.has(machineId)) {
+      if (named.size >= REFUSED_MACHINES_NAMED_PER_DAY) machineId = "";
+      else named.add(machineId);
+    }
+    this.add({ day, licenseId, machineId, code, attempts: 1 });
   }
 
   /** Age of the oldest counter not yet written, in ms. */
@@ -62,7 +98,7 @@ export class AttemptRecorder {
   private add(increment: AttemptIncrement) {
     this.oldestPendingAt ??= Date.now();
     const key = (machineId: string) =>
-      `${increment.day}\u0000${increment.licenseKey}\u0000${machineId}\u0000${increment.code}`;
+      `${increment.day}\u0000${increment.licenseId ?? ""}\u0000${machineId}\u0000${increment.code}`;
     let id = key(increment.machineId);
     let current = this.attempts.get(id);
     if (!current && this.attempts.size >= this.maxPending) {

@@ -18,7 +18,10 @@ const customerActor = (customer: CustomerRow) => ({
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MOST_USED_FEATURES = 5;
-/** Devices listed in analytics, busiest first (a license has at most 20 bound, plus the removed ones). */
+/**
+ * Devices listed in analytics, busiest first: a license has at most 20 bound, plus the removed ones and the refused
+ * ones (at most SEAT_RULES.refusalsKept named a day per instance).
+ */
 const MAX_MACHINE_STATS = 100;
 
 type RefusalRow = Awaited<ReturnType<typeof q.refusalsOf>>[number];
@@ -177,10 +180,21 @@ export class CustomerLicenses {
   async analytics(customer: CustomerRow, licenseKey: string, days: number) {
     const license = await this.owned(customer, licenseKey);
     await this.flushCounters();
-    const since = utcDay(new Date(Date.now() - (days - 1) * DAY_MS));
-    const stats = await q.validationStats(this.db, license.licenseKey, since);
-    // Refused attempts from machines the license does not know are counted together (machine ""): in the totals,
-    // not listed as a device.
+    const now = new Date();
+    const since = utcDay(new Date(now.getTime() - (days - 1) * DAY_MS));
+    const [stats, bound, removed, refusals] = await Promise.all([
+      q.validationStats(this.db, license.id, since),
+      q.machinesOf(this.db, license.id),
+      q.removedMachinesOf(this.db, license.id, now),
+      q.refusalsOf(this.db, [license.id]),
+    ]);
+    // A device's name as the owner knows it: bound, removed, or given with its refused attempt.
+    const names = new Map<string, string | null>();
+    for (const row of refusals) names.set(row.machineId, row.machineName);
+    for (const row of removed) names.set(row.machineId, row.machineName);
+    for (const row of bound) names.set(row.machineId, row.machineName);
+    const holding = new Set(bound.map((row) => row.machineId));
+    // Refused attempts past the few named a day are counted together (machine ""): in the totals, not listed.
     const devices = stats.filter((row) => row.machineId !== "");
     const summary = stats.reduce(
       (acc, row) => ({
@@ -195,6 +209,9 @@ export class CustomerLicenses {
       summary,
       machine_stats: devices.slice(0, MAX_MACHINE_STATS).map((row) => ({
         machine_id: displayIdFor(row.machineId),
+        machine_name: names.get(row.machineId) ?? null,
+        // Bound to the license now (active or inactive); a refused or removed device is not.
+        bound: holding.has(row.machineId),
         total_attempts: row.total,
         successful_attempts: row.successful,
         failed_attempts: row.total - row.successful,

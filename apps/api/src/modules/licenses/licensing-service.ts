@@ -50,7 +50,8 @@ export interface ValidateResult {
 
 /**
  * Attempts with a key that matches no license share one counter row per day and code; attempts from machines a
- * license does not know (refused ones) share one row per license, day and code. Only what was issued can add rows.
+ * license does not know (refused ones) are counted by machine id for the first few a day, then share one row per
+ * license, day and code (AttemptRecorder.recordRefused). Only what was issued can add rows, and few of them.
  */
 export const UNKNOWN = "";
 
@@ -125,8 +126,8 @@ export class LicensingService {
     const now = new Date();
     const licenseKey = normalizeLicenseKey(input.license_key);
     const machineId = input.machine_id.trim();
-    const { result, knownMachine } = await this.evaluate(licenseKey, machineId, input, now, mode);
-    this.record(licenseKey, machineId, result.code, knownMachine, now);
+    const { result, knownMachine, license } = await this.evaluate(licenseKey, machineId, input, now, mode);
+    this.record(license, machineId, result.code, knownMachine, now);
     return result;
   }
 
@@ -262,10 +263,15 @@ export class LicensingService {
     };
   }
 
-  /** Counts the attempt: unknown keys and machines a license does not know share counters (no row each). */
-  private record(licenseKey: string, machineId: string, code: LicenseCode, knownMachine: boolean, now: Date) {
-    if (code === "NOT_FOUND") this.recorder.record(UNKNOWN, UNKNOWN, code, now);
-    else this.recorder.record(licenseKey, knownMachine ? machineId : UNKNOWN, code, now);
+  /**
+   * Counts the attempt under the license it was decided for (already read: no lookup), so a rotated key's history
+   * stays the license's. Unknown keys and machines a license does not know share counters (no row each).
+   */
+  private record(license: q.LicenseRow | null, machineId: string, code: LicenseCode, knownMachine: boolean, now: Date) {
+    if (code === "NOT_FOUND" || !license) this.recorder.record(null, UNKNOWN, code, now);
+    else if (knownMachine) this.recorder.record(license.id, machineId, code, now);
+    // A refused device: the owner sees it in analytics (the first few a day by id, the rest together).
+    else this.recorder.recordRefused(license.id, machineId, code, now);
   }
 
   private secondsLeft(license: q.LicenseRow, now: Date): number {
@@ -318,7 +324,7 @@ export class LicensingService {
     const machineId = input.machine_id.trim();
     const evaluated = await this.evaluate(licenseKey, machineId, input, now, mode, true);
     const { result } = evaluated;
-    this.record(licenseKey, machineId, result.code, evaluated.knownMachine, now);
+    this.record(evaluated.license, machineId, result.code, evaluated.knownMachine, now);
     if (!result.valid || !result.license || !evaluated.license) return { result, file: null };
     const license = evaluated.license;
     const ttl = Math.max(

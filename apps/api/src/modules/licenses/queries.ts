@@ -718,7 +718,8 @@ export async function setLicenseStatus(
 
 export interface AttemptIncrement {
   day: string;
-  licenseKey: string;
+  /** The license the key named (current or rotated key alike); null for a key that names none. */
+  licenseId: string | null;
   machineId: string;
   code: string;
   attempts: number;
@@ -742,18 +743,22 @@ export async function addValidationAttempts(db: Database, rows: AttemptIncrement
 
 async function addValidationAttemptChunk(db: Database, rows: AttemptIncrement[]): Promise<void> {
   if (rows.length === 0) return;
-  await db
-    .insert(validationRollups)
-    .values(rows)
-    .onConflictDoUpdate({
-      target: [
-        validationRollups.licenseKey,
-        validationRollups.day,
-        validationRollups.machineId,
-        validationRollups.code,
-      ],
-      set: { attempts: sql`${validationRollups.attempts} + excluded.attempts` },
-    });
+  const values = sql.join(
+    rows.map(
+      (row) =>
+        sql`(${row.day}::date, ${row.licenseId}::uuid, ${row.machineId}::text, ${row.code}::text, ${row.attempts}::int)`,
+    ),
+    sql`, `,
+  );
+  // A license deleted while its counters waited in memory takes them with it (they would fail the foreign key, and
+  // a failed chunk is retried: one such row must not hold back every other counter).
+  await db.execute(sql`
+    insert into validation_rollups (day, license_id, machine_id, code, attempts)
+    select v.day, v.license_id, v.machine_id, v.code, v.attempts
+    from (values ${values}) as v(day, license_id, machine_id, code, attempts)
+    where v.license_id is null or exists (select 1 from licenses l where l.id = v.license_id)
+    on conflict (license_id, day, machine_id, code)
+    do update set attempts = validation_rollups.attempts + excluded.attempts`);
 }
 
 /** Last-seen times for machines and licenses, written in one statement each per chunk. */
@@ -839,7 +844,7 @@ export async function topFeatures(db: Database, licenseIds: string[], limit: num
   return rows.map((row) => row.feature);
 }
 
-export async function validationStats(db: Database, licenseKey: string, since: string) {
+export async function validationStats(db: Database, licenseId: string, since: string) {
   return db
     .select({
       machineId: validationRollups.machineId,
@@ -847,7 +852,7 @@ export async function validationStats(db: Database, licenseKey: string, since: s
       successful: sql<number>`coalesce(sum(${validationRollups.attempts}) filter (where ${validationRollups.code} = 'VALID'), 0)::int`,
     })
     .from(validationRollups)
-    .where(and(eq(validationRollups.licenseKey, licenseKey), gte(validationRollups.day, since)))
+    .where(and(eq(validationRollups.licenseId, licenseId), gte(validationRollups.day, since)))
     .groupBy(validationRollups.machineId)
     .orderBy(desc(sql`sum(${validationRollups.attempts})`));
 }

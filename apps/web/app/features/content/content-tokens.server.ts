@@ -86,6 +86,7 @@ export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
   "revival-window": seconds(SEAT_RULES.revivalWindowSeconds),
   "deactivations-per-day": () => String(SEAT_RULES.deactivationsPerDay),
   "activations-per-day": () => String(SEAT_RULES.activationsPerDay),
+  "refusals-kept": () => String(SEAT_RULES.refusalsKept),
   "key-rotation-grace": seconds(SEAT_RULES.keyRotationGraceSeconds),
   "license-file-default": seconds(SEAT_RULES.licenseFileDefaultTtlSeconds),
   "license-file-max": seconds(SEAT_RULES.licenseFileMaxTtlSeconds),

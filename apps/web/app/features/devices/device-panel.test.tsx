@@ -420,6 +420,13 @@ describe("DevicePanel: analytics", () => {
     },
   };
 
+  const STAT = (id: string, total: number, successful: number) => ({
+    machine_id: id,
+    total_attempts: total,
+    successful_attempts: successful,
+    failed_attempts: total - successful,
+  });
+
   it("fetches analytics only when shown, then shows the totals and a coloured chip per device", async () => {
     routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER, PHONE], 5);
     routes[`GET ${ANALYTICS_URL}`] = () => json(200, ANALYTICS);
@@ -473,6 +480,46 @@ describe("DevicePanel: analytics", () => {
     expect(screen.getByText("10 uses").className).toContain("emerald");
   });
 
+  it("lists the devices that were refused (not bound) with their failed attempts, apart from the bound ones", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER, PHONE]);
+    routes[`GET ${ANALYTICS_URL}`] = () =>
+      json(200, {
+        success: true,
+        data: {
+          days: 30,
+          summary: { total_attempts: 10, successful_attempts: 9, unique_machines_active: 3 },
+          machine_stats: [
+            { ...STAT("LAPT-1111", 3, 3), machine_name: "Ada's laptop", bound: true },
+            { ...STAT("SRV-2222", 3, 3), machine_name: null, bound: true },
+            { ...STAT("MOB-3333", 3, 3), machine_name: null, bound: true },
+            { ...STAT("WKST-9999", 1, 0), machine_name: "Bob's new PC", bound: false },
+            { ...STAT("OLD-4444", 2, 2), machine_name: "Old laptop", bound: false },
+          ],
+        },
+      });
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+    const refused = await screen.findByRole("list", { name: "Refused devices" });
+    const items = within(refused).getAllByRole("listitem");
+    expect(items).toHaveLength(1);
+    expect(items[0]).toHaveTextContent("Bob's new PC");
+    expect(items[0]).toHaveTextContent("WKST-9999");
+    expect(items[0]).toHaveTextContent("1 failed");
+    // The bound devices keep their own figures in the device list; the refused one is not listed there.
+    const devices = screen.getByRole("list", { name: "Authorized devices" });
+    expect(within(devices).queryByText("WKST-9999")).not.toBeInTheDocument();
+    expect(within(devices).getAllByText("0 failed")).toHaveLength(3);
+  });
+
+  it("says nothing about refused devices when none was refused (or an older server does not say)", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER, PHONE], 5);
+    routes[`GET ${ANALYTICS_URL}`] = () => json(200, ANALYTICS);
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+    await screen.findByText("1,000 uses");
+    expect(screen.queryByRole("list", { name: "Refused devices" })).not.toBeInTheDocument();
+  });
+
   it("only logs an analytics failure", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
@@ -486,6 +533,71 @@ describe("DevicePanel: analytics", () => {
     expect(screen.queryByText("Usage Analytics (Last 30 Days)")).not.toBeInTheDocument();
     expect(screen.queryByText(/uses$/)).not.toBeInTheDocument();
     expect(screen.getByText("LAPT-1111")).toBeInTheDocument();
+  });
+
+  it("fetches the analytics again after a removal and after a restore", async () => {
+    let machines = [LAPTOP, BUILD_SERVER];
+    let removed: Record<string, unknown>[] = [];
+    routes[`GET ${LIST_URL}`] = () =>
+      json(200, {
+        success: true,
+        data: {
+          current_count: machines.length,
+          max_machines: 3,
+          machines,
+          removed_machines: removed,
+          seat_rules: SEAT_RULES_FREE,
+        },
+      });
+    routes[`GET ${ANALYTICS_URL}`] = () => json(200, ANALYTICS);
+    routes[`DELETE ${LIST_URL}/${encodeURIComponent("build server/prod 2")}`] = () => {
+      machines = [LAPTOP];
+      removed = [
+        {
+          machine_id: "build server/prod 2",
+          display_id: "SRV-2222",
+          machine_name: null,
+          removed_at: "2025-06-12T12:00:00Z",
+          license_file_until: null,
+        },
+      ];
+      return json(200, { success: true, message: "Device SRV-2222 removed" });
+    };
+    routes[`POST ${LIST_URL}/${encodeURIComponent("build server/prod 2")}/restore`] = () => {
+      removed = [];
+      return json(200, { success: true, message: "Device allowed again." });
+    };
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+    await screen.findByText("1,000 uses");
+    expect(calls(ANALYTICS_URL)).toHaveLength(1);
+
+    await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    await screen.findByText("Device SRV-2222 removed");
+    await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(2));
+
+    const section = await screen.findByRole("region", { name: "Removed devices" });
+    await user.click(within(section).getByRole("button", { name: "Allow device SRV-2222 again" }));
+    await screen.findByText("Device allowed again.");
+    await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(3));
+  });
+
+  it("shows fresh analytics when shown again after a removal made while they were hidden", async () => {
+    let machines = [LAPTOP, BUILD_SERVER];
+    routes[`GET ${LIST_URL}`] = () => listAnswer(machines);
+    routes[`GET ${ANALYTICS_URL}`] = () => json(200, ANALYTICS);
+    routes[`DELETE ${LIST_URL}/${encodeURIComponent("build server/prod 2")}`] = () => {
+      machines = [LAPTOP];
+      return json(200, { success: true, message: "Device SRV-2222 removed" });
+    };
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Show Analytics" }));
+    await screen.findByText("1,000 uses");
+    await user.click(screen.getByRole("button", { name: "Hide Analytics" }));
+    await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    await screen.findByText("Device SRV-2222 removed");
+    await user.click(screen.getByRole("button", { name: "Show Analytics" }));
+    await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(2));
   });
 });
 

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createPortalQueryClient } from "../../lib/query-client";
 import { SignupOpenerContext } from "../../lib/signup-opener";
 import { LicenseCard } from "./license-card";
+import { freeSlotText } from "./refused-activations-notice";
 
 const fetchMock = vi.fn<typeof fetch>();
 
@@ -226,13 +227,67 @@ describe("LicenseCard: a device refused because the license is full", () => {
     ],
   };
 
-  it("names the latest refused device, when, and that the license is full", () => {
+  it("names the latest refused device, when, and that the license is full", async () => {
+    route({ [`GET /api/license/machines/${BASE.license_key}`]: () => listOf(["a", "b", "c"]) });
     const card = renderCard(REFUSED);
+    await within(card).findByText("C");
     const notice = within(card).getByRole("status", { name: "This license is full" });
     expect(notice).toHaveTextContent(
       "Ada's new desktop (WKST-9999 · linux) could not start Flotilla 5 minutes ago: every slot is taken. 1 other device was refused too.",
     );
     expect(within(notice).getByText("5 minutes ago").tagName).toBe("TIME");
+  });
+
+  const device = (id: string) => ({
+    machine_id: id,
+    display_id: id.toUpperCase(),
+    machine_name: null,
+    platform: null,
+    is_primary: id === "a",
+    bound_at: "2025-03-04T12:00:00Z",
+    last_seen: null,
+    last_heartbeat_at: new Date().toISOString(),
+    status: "active",
+    inactive_since: null,
+    license_file_until: null,
+  });
+  const listOf = (ids: string[]) =>
+    json(200, {
+      success: true,
+      data: { current_count: ids.length, max_machines: 3, machines: ids.map(device), removed_machines: [] },
+    });
+
+  it("once a slot is free (a reload after a removal), says the refused device gets it, not that the license is full", async () => {
+    route({ [`GET /api/license/machines/${BASE.license_key}`]: () => listOf(["a", "b"]) });
+    const card = renderCard(REFUSED);
+    const notice = await within(card).findByRole("status", { name: "A slot is free" });
+    expect(notice).toHaveTextContent(
+      "Ada's new desktop (WKST-9999 · linux) could not start Flotilla 5 minutes ago, when every slot was taken. 1 other device was refused too.",
+    );
+    expect(notice).toHaveTextContent("The first of them to start gets the free slot.");
+    expect(within(card).queryByText("This license is full")).not.toBeInTheDocument();
+    expect(within(notice).queryByRole("button", { name: "Free a slot" })).not.toBeInTheDocument();
+    expect(within(card).getByText("Devices Used").closest("dl")).toHaveTextContent("2/3");
+    expect(within(card).getByText(/You can add 1 more device/)).toBeInTheDocument();
+  });
+
+  it("says so as soon as the owner removes a device from the full license", async () => {
+    let ids = ["a", "b", "c"];
+    route({
+      [`GET /api/license/machines/${BASE.license_key}`]: () => listOf(ids),
+      [`DELETE /api/license/machines/${BASE.license_key}/c`]: () => {
+        ids = ["a", "b"];
+        return json(200, { success: true, message: "Device C removed" });
+      },
+    });
+    const user = userEvent.setup();
+    const card = renderCard({ ...REFUSED, refused_activations: REFUSED.refused_activations.slice(0, 1) });
+    await within(card).findByText("C");
+    expect(within(card).getByRole("status", { name: "This license is full" })).toBeInTheDocument();
+    await user.click(within(card).getByRole("button", { name: "Remove device C" }));
+    const notice = await within(card).findByRole("status", { name: "A slot is free" });
+    expect(notice).toHaveTextContent("It gets the free slot the next time it starts.");
+    expect(within(card).queryByText("This license is full")).not.toBeInTheDocument();
   });
 
   it("shows no notice when no device was refused", () => {
@@ -280,7 +335,7 @@ describe("LicenseCard: a device refused because the license is full", () => {
     const onChanged = vi.fn();
     const user = userEvent.setup();
     const card = renderCard(REFUSED, onChanged);
-    await user.click(within(card).getByRole("button", { name: "Dismiss" }));
+    await user.click(await within(card).findByRole("button", { name: "Dismiss" }));
     expect(await within(card).findByRole("alert")).toHaveTextContent("License not found");
     expect(onChanged).not.toHaveBeenCalled();
     fail = false;
@@ -388,5 +443,14 @@ describe("LicenseCard: license files need the owner's consent", () => {
     vi.useRealTimers();
     expect(await within(card).findByText("Database unavailable")).toBeInTheDocument();
     expect(toggle).toHaveAttribute("aria-checked", "true");
+  });
+});
+
+describe("freeSlotText", () => {
+  it("says who gets the free slots", () => {
+    expect(freeSlotText(1, 1)).toBe("It gets the free slot the next time it starts.");
+    expect(freeSlotText(1, 3)).toBe("The first of them to start gets the free slot.");
+    expect(freeSlotText(2, 3)).toBe("The first 2 of them to start get the free slots.");
+    expect(freeSlotText(3, 2)).toBe("Each of them gets a slot the next time it starts.");
   });
 });
