@@ -285,14 +285,16 @@ describe("devices: list, analytics, removal — owner only", () => {
     expect(analytics.summary).toEqual({ total_attempts: 5, successful_attempts: 4, unique_machines_active: 3 });
     expect(analytics.machine_stats[0]).toEqual({
       machine_id: "server-prod-runner",
+      machine_name: null,
+      bound: true,
       total_attempts: 2,
       successful_attempts: 2,
       failed_attempts: 0,
     });
-    // The refused machine counts in the totals, but it is no device of this license: not listed.
-    expect(analytics.machine_stats.map((row: { machine_id: string }) => row.machine_id)).not.toContain(
-      "desktop-too-many",
-    );
+    // The refused machine holds no slot, but the owner sees it, with its failed attempt (issue 25, decision 0045).
+    expect(
+      analytics.machine_stats.find((row: { machine_id: string }) => row.machine_id === "desktop-too-many"),
+    ).toMatchObject({ bound: false, failed_attempts: 1, successful_attempts: 0 });
 
     const intruder = await customer();
     for (const url of [`/api/license/machines/${key}`, `/api/license/machines/${key}/analytics?days=30`]) {
