@@ -1,7 +1,8 @@
 // `npm run bench:web`: builds the site if needed, serves it on loopback, and prints for each key page
 // the gzip bytes of the JavaScript and CSS it loads, then Lighthouse mobile scores (Debian Chromium).
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
@@ -26,15 +27,18 @@ checkNode();
 ensureDependencies();
 ensureBuild();
 
+// A database of its own: the default data/ may be held by `npm start` (decision 0045).
+const dataDir = mkdtempSync(join(tmpdir(), "flotilla-bench-web-"));
 const server = spawn(process.execPath, [join(ROOT, "apps/api/dist/server.js")], {
-  env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+  env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn", DATA_DIR: dataDir },
   stdio: "inherit",
 });
 const stop = () => server.kill("SIGTERM");
 process.on("exit", stop);
+process.on("exit", () => rmSync(dataDir, { recursive: true, force: true }));
 
 async function waitForServer() {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(`${BASE}/api/health`)).ok) return;
     } catch {}
