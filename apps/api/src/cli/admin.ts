@@ -141,7 +141,9 @@ async function changeAdmin(verb: string | undefined, email: string | undefined):
   try {
     const actor = { type: "service" as const, id: "admin-cli" };
     const changed =
-      verb === "grant" ? await grantAdmin(database.db, email, actor) : await revokeAdmin(database.db, email, actor);
+      verb === "grant"
+        ? await grantAdmin(database.db, email, actor, { reason: "admin CLI" })
+        : await revokeAdmin(database.db, email, actor, { reason: "admin CLI" });
     console.log(
       changed ? `${email}: admin ${verb === "grant" ? "granted" : "revoked"}.` : `${email}: nothing to change.`,
     );
