@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from "./events";
+import { EMAIL_SHAPE } from "./signup";
 import { TIER_IDS } from "./tiers";
 
 export const ADMIN_ERRORS = {
@@ -288,7 +289,7 @@ export const AdminRoleChangeSchema = z.strictObject({
     .string({ error: ADMIN_ERRORS.adminEmailInvalid })
     .trim()
     .max(254, ADMIN_ERRORS.adminEmailInvalid)
-    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, ADMIN_ERRORS.adminEmailInvalid),
+    .regex(EMAIL_SHAPE, ADMIN_ERRORS.adminEmailInvalid),
   reason,
 });
 export type AdminRoleChange = z.infer<typeof AdminRoleChangeSchema>;
