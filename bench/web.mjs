@@ -14,8 +14,8 @@
 // column; default below), BENCH_WRITE_BASELINE=path (also save this run there). The latest run is always saved to
 // bench/results/web-latest.json.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { loadavg } from "node:os";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_PATH, checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
@@ -107,8 +107,11 @@ const healthy = () =>
  */
 async function startServer() {
   if (await healthy()) throw new Error(`something already answers on ${BASE}: choose another BENCH_PORT`);
+  // A database of its own: the default data/ may be held by `npm start` (decision 0047).
+  const dataDir = mkdtempSync(join(tmpdir(), "flotilla-bench-web-"));
+  process.on("exit", () => rmSync(dataDir, { recursive: true, force: true }));
   const server = spawn(process.execPath, [join(ROOT, "apps/api/dist/server.js")], {
-    env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", LOG_LEVEL: "warn", DATA_DIR: dataDir },
     stdio: "inherit",
   });
   let exited = null;
@@ -117,7 +120,8 @@ async function startServer() {
   });
   const stop = () => server.kill("SIGTERM");
   process.on("exit", stop);
-  for (let i = 0; i < 100 && !exited; i++) {
+  // A fresh embedded database takes a few seconds to create: up to 60 s.
+  for (let i = 0; i < 600 && !exited; i++) {
     if (await healthy()) return { stop, alive: () => (exited ? Promise.reject(new Error(exited)) : healthy()) };
     await new Promise((r) => setTimeout(r, 100));
   }

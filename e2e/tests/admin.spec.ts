@@ -236,6 +236,45 @@ test.describe("webhooks", () => {
   });
 });
 
+test("an admin grants the role from the console, the new admin gets in, and loses it when revoked", async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const email = `granted-${Date.now()}@example.com`;
+  const admin = await newPage(browser);
+  await signInToConsole(admin);
+  await admin.getByRole("link", { name: "Admins" }).click();
+  await admin.getByRole("button", { name: "Grant admin" }).click();
+  const grant = admin.getByRole("dialog", { name: "Grant admin" });
+  await grant.getByLabel("Email").fill(email);
+  await grant.getByLabel("Reason").fill("joins support (e2e)");
+  await grant.getByRole("button", { name: "Grant admin" }).click();
+  await expect(admin.getByText(`${email} is now an admin.`)).toBeVisible();
+  await expect(admin.getByRole("list", { name: "Admins" })).toContainText(email);
+
+  const granted = await newPage(browser);
+  await granted.goto("/login?redirect=%2Fadmin");
+  await completeSignIn(granted, email, "Granted Admin");
+  await expect(granted.getByRole("heading", { level: 1, name: "Operator console" })).toBeVisible();
+  await expect(granted.getByText(/\(admin granted\)/)).toBeVisible();
+
+  await admin.getByRole("button", { name: `Revoke admin for ${email}` }).click();
+  const revoke = admin.getByRole("dialog", { name: "Revoke admin" });
+  await revoke.getByLabel("Reason").fill("done (e2e)");
+  await revoke.getByRole("button", { name: "Revoke admin" }).click();
+  await expect(admin.getByText(`${email} is no longer an admin.`)).toBeVisible();
+  await granted.reload();
+  await expect(granted.getByRole("heading", { level: 1, name: "Not an admin" })).toBeVisible();
+
+  // Both changes are in the audit log, with who made them and why.
+  await admin.getByRole("link", { name: "Audit log" }).click();
+  const audit = admin.getByRole("table", { name: "Audit events" });
+  await expect(audit).toContainText("admin.granted");
+  await expect(audit).toContainText("admin.revoked");
+  await admin.context().close();
+  await granted.context().close();
+});
+
 test("a signed-in customer who is not an admin is told so", async ({ browser }) => {
   const page = await newPage(browser);
   await page.goto("/admin");
@@ -269,12 +308,19 @@ for (const theme of ["light", "dark"] as const) {
       ["Customers", () => page.getByRole("table", { name: "Customers" })],
       ["Audit log", () => page.getByRole("table", { name: "Audit events" })],
       ["Webhooks", () => page.getByRole("heading", { level: 2, name: "Webhooks" })],
+      ["Admins", () => page.getByRole("list", { name: "Admins" })],
     ] as const) {
       await page.getByRole("link", { name: tab }).click();
       await expect(ready().first()).toBeVisible();
       await expect(page.getByRole("status").filter({ hasText: /Loading/ })).toHaveCount(0);
       findings.push(await axe(page, `${theme} /admin ${tab}`));
     }
+
+    await page.getByRole("button", { name: "Grant admin" }).click();
+    await expect(page.getByRole("dialog", { name: "Grant admin" }).getByLabel("Email")).toBeFocused();
+    findings.push(await axe(page, `${theme} /admin grant dialog`));
+    await page.keyboard.press("Escape");
+    await page.getByRole("link", { name: "Webhooks" }).click();
 
     await page.getByRole("button", { name: "Register endpoint" }).click();
     await expect(page.getByRole("dialog", { name: "Register a webhook endpoint" })).toBeVisible();

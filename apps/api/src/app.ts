@@ -138,7 +138,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   }
   app.log.info({ exposure: config.exposure, conveniences: conveniences(config) }, "development conveniences");
 
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, { holder: `the Flotilla server on port ${config.port}` });
   app.decorate("database", database);
   const secret = config.appSecret ?? loadOrCreateSecret(config.dataDir);
   const redisBounds = { commandTimeoutMs: config.redisCommandTimeoutMs, coolDownMs: config.redisBreakerCoolDownMs };

@@ -1,5 +1,6 @@
 import { buildApp } from "./app";
 import { loadConfig } from "./config";
+import { FolderInUseError } from "./db/folder-lock";
 import { trackConnections } from "./lib/connection-drain";
 
 const config = (() => {
@@ -11,7 +12,12 @@ const config = (() => {
   }
 })();
 
-const app = await buildApp(config);
+const app = await buildApp(config).catch((error: unknown) => {
+  // Another process holds the embedded database (decision 0047): say who, without a stack trace.
+  if (!(error instanceof FolderInUseError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+});
 const connections = trackConnections(app.server);
 /** A connection idle this long during a drain is ended: a request already on the wire has arrived by then. */
 const DRAIN_IDLE_GRACE_MS = 1_000;

@@ -111,6 +111,9 @@ const MATRIX: Record<string, Entry> = {
   ...Object.fromEntries(
     [
       "GET /api/admin/me",
+      "GET /api/admin/admins",
+      "POST /api/admin/admins",
+      "POST /api/admin/admins/revoke",
       "GET /api/admin/signups",
       "GET /api/admin/signups/counts",
       "GET /api/admin/signups/export",
@@ -135,15 +138,17 @@ const MATRIX: Record<string, Entry> = {
       key,
       {
         kind: "admin" as const,
-        body: key.endsWith("/actions")
-          ? { action: "suspend", reason: "attacker" }
-          : key.endsWith("/revoke")
-            ? { reason: "attacker" }
-            : key === "POST /api/admin/webhooks"
-              ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
-              : key.startsWith("PATCH")
-                ? { enabled: false }
-                : undefined,
+        body: key.startsWith("POST /api/admin/admins")
+          ? { email: "attacker@example.com", reason: "attacker" }
+          : key.endsWith("/actions")
+            ? { action: "suspend", reason: "attacker" }
+            : key.endsWith("/revoke")
+              ? { reason: "attacker" }
+              : key === "POST /api/admin/webhooks"
+                ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
+                : key.startsWith("PATCH")
+                  ? { enabled: false }
+                  : undefined,
       },
     ]),
   ),

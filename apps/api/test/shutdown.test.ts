@@ -131,6 +131,8 @@ describe("graceful shutdown with a real server", () => {
     server.kill("SIGTERM");
     expect(await exited(server)).toBe(0);
     expect(stderr).not.toMatch(/flushing validation counters failed/);
+    // The embedded database's lock is released with it (decision 0047).
+    expect(existsSync(join(dataDir, "pglite", ".lock"))).toBe(false);
 
     server = await startServer();
     try {

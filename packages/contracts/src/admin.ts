@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from "./events";
+import { EMAIL_SHAPE } from "./signup";
 import { TIER_IDS } from "./tiers";
 
 export const ADMIN_ERRORS = {
@@ -16,6 +17,12 @@ export const ADMIN_ERRORS = {
   deliveryNotFound: "No delivery with this id for this endpoint.",
   machineNotFound: "No machine with this id on this license.",
   changeNeedsSomething: "Give a tier, a device limit, license files on or off, or any of them.",
+  adminEmailInvalid: "Enter an email address, like name@example.com.",
+  adminNotFound: "This address is not an admin.",
+  adminConfigured:
+    "This address is an admin by configuration (ADMIN_EMAILS): remove it there, then restart the server.",
+  adminSelf: "You cannot revoke your own admin role: another admin can.",
+  adminLast: "This is the last admin: grant the role to someone else first.",
   limitBelowSlotsInUse: (inUse: number) =>
     `${inUse} ${inUse === 1 ? "device holds a slot" : "devices hold slots"} on this license: choose at least ${inUse}, or revoke devices first.`,
 } as const;
@@ -263,4 +270,32 @@ export const QueuedSchema = z.object({ success: z.literal(true), event_id: z.str
 export const AdminMeSchema = z.object({
   success: z.literal(true),
   data: z.object({ email: z.string(), source: z.enum(["config", "granted"]) }),
+});
+
+/** Who is an admin: addresses in ADMIN_EMAILS (configuration) and those granted from the console or the CLI. */
+export const AdminEntrySchema = z.object({
+  email: z.string(),
+  source: z.enum(["config", "granted"]),
+  /** Who granted it (an admin's email, or "admin-cli"); null for configured admins. */
+  granted_by: z.string().nullable(),
+  granted_at: z.string().nullable(),
+});
+export type AdminEntry = z.infer<typeof AdminEntrySchema>;
+export const AdminListSchema = z.object({ success: z.literal(true), data: z.array(AdminEntrySchema) });
+
+/** Grant or revoke the admin role for an address (reason required, recorded in the audit log). */
+export const AdminRoleChangeSchema = z.strictObject({
+  email: z
+    .string({ error: ADMIN_ERRORS.adminEmailInvalid })
+    .trim()
+    .max(254, ADMIN_ERRORS.adminEmailInvalid)
+    .regex(EMAIL_SHAPE, ADMIN_ERRORS.adminEmailInvalid),
+  reason,
+});
+export type AdminRoleChange = z.infer<typeof AdminRoleChangeSchema>;
+export const AdminRoleChangeResponseSchema = z.object({
+  success: z.literal(true),
+  /** False when there was nothing to change (already an admin, on grant). */
+  changed: z.boolean(),
+  message: z.string(),
 });

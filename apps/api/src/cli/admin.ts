@@ -5,11 +5,13 @@
  *   npm run admin -- license suspend|reactivate|expire <license-key> [--reason TEXT]
  *   npm run admin -- admin grant|revoke <email>   (the admin role; recorded in the audit log)
  *   npm run admin -- keys public     (the JWKS to pin into an SDK build: FLOTILLA_TRUSTED_KEYS)
- * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). With PGlite,
- * stop the server first: an embedded database has one owner at a time.
+ * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). An embedded database
+ * has one owner at a time (decision 0047): while a server holds the folder, every command that opens it is refused
+ * (exit code 3) with the holder's pid and where to do the same thing through the running server instead.
  */
-import { loadConfig } from "../config";
-import { openDatabase } from "../db/client";
+import { type Config, loadConfig } from "../config";
+import { type DatabaseHandle, openDatabase } from "../db/client";
+import { FolderInUseError } from "../db/folder-lock";
 import { type CsvRow, toCsv } from "../lib/csv";
 import { loadOrCreateSecret } from "../lib/secrets";
 import { grantAdmin, revokeAdmin } from "../modules/admin/roles";
@@ -30,6 +32,34 @@ const USAGE = `Usage:
   admin keys public
   admin admin grant|revoke <email>`;
 
+/** Exit code when the embedded database is held by another process (a running server). */
+export const EXIT_IN_USE = 3;
+
+/** Where each command is done through a running server instead, for the refusal's message. */
+function throughTheServer(args: string[], config: Config): string {
+  const [subject, verb] = args;
+  const consoleAt = (tab: string) => `${config.publicOrigin}/admin?tab=${tab}`;
+  if (subject === "admin") {
+    return `To ${verb} admin while it runs, sign in to the console as an admin: ${consoleAt("admins")} (Admins).`;
+  }
+  if (subject === "license") return `To change a license while it runs, use the console: ${consoleAt("customers")}.`;
+  if (subject === "signups") return `To export signups while it runs, use the console: ${consoleAt("signups")}.`;
+  if (subject === "subscribers")
+    return `To export subscribers while it runs, use the console: ${consoleAt("subscribers")}.`;
+  return `Or use the console: ${config.publicOrigin}/admin.`;
+}
+
+/** Opens the database the server uses; null (with the message printed) when a running server holds it. */
+async function open(config: Config, args: string[]): Promise<DatabaseHandle | null> {
+  try {
+    return await openDatabase(config.database, { holder: `the admin CLI: admin ${args.slice(0, 2).join(" ")}` });
+  } catch (error) {
+    if (!(error instanceof FolderInUseError)) throw error;
+    console.error(`${error.message}\n${throughTheServer(args, config)}`);
+    return null;
+  }
+}
+
 const LICENSE_ACTIONS = { suspend: "suspended", reactivate: "active", expire: "expired" } as const;
 
 async function changeLicenseStatus(
@@ -43,7 +73,8 @@ async function changeLicenseStatus(
     return 2;
   }
   const config = loadConfig();
-  const database = await openDatabase(config.database);
+  const database = await open(config, ["license", action ?? "", key]);
+  if (!database) return EXIT_IN_USE;
   try {
     // Recorded in the audit log like a change from the console (actor: the admin CLI, the operator's $USER).
     const row = await setLicenseStatus(
@@ -105,11 +136,14 @@ async function changeAdmin(verb: string | undefined, email: string | undefined):
     return 2;
   }
   const config = loadConfig();
-  const database = await openDatabase(config.database);
+  const database = await open(config, ["admin", verb, email]);
+  if (!database) return EXIT_IN_USE;
   try {
     const actor = { type: "service" as const, id: "admin-cli" };
     const changed =
-      verb === "grant" ? await grantAdmin(database.db, email, actor) : await revokeAdmin(database.db, email, actor);
+      verb === "grant"
+        ? await grantAdmin(database.db, email, actor, { reason: "admin CLI" })
+        : await revokeAdmin(database.db, email, actor, { reason: "admin CLI" });
     console.log(
       changed ? `${email}: admin ${verb === "grant" ? "granted" : "revoked"}.` : `${email}: nothing to change.`,
     );
@@ -136,7 +170,8 @@ export async function main(args: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const database = await openDatabase(config.database);
+  const database = await open(config, args);
+  if (!database) return EXIT_IN_USE;
   try {
     let rows: Row[];
     if (subject === "signups") {

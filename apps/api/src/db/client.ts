@@ -1,6 +1,8 @@
 /**
  * Opens the database: PostgreSQL through a pg pool when a URL is given, otherwise PGlite (embedded
  * PostgreSQL) in a data folder, or in memory for tests. Migrations are applied before the handle is returned.
+ * A data folder is opened by one process at a time: its lock (db/folder-lock.ts, decision 0047) is taken before
+ * PGlite touches it and released when the handle closes; a second process is refused with FolderInUseError.
  */
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -15,6 +17,7 @@ import pg from "pg";
 import { withDeadline } from "../lib/peer-waits";
 import { boundedPool, DEFAULT_POSTGRES_BOUNDS } from "./bounded-postgres";
 import { type ChangeFeed, type FeedHandlers, listenForChanges } from "./change-feed";
+import { type FolderLock, lockFolder } from "./folder-lock";
 import * as schema from "./schema";
 import { grantServiceRole, roleOf } from "./service-role";
 
@@ -62,7 +65,12 @@ const MIGRATIONS_DIR = fileURLToPath(
 /** Serialises migrations when several instances start at once against one PostgreSQL. */
 const MIGRATION_LOCK_ID = 727_001;
 
-export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+export interface OpenOptions {
+  /** What this process is, for the lock of an embedded database folder ("the server on port 3000"). */
+  holder?: string;
+}
+
+export async function openDatabase(options: DatabaseOptions, open: OpenOptions = {}): Promise<DatabaseHandle> {
   if (options.kind === "postgres") {
     const bounds = {
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_POSTGRES_BOUNDS.connectTimeoutMs,
@@ -109,21 +117,39 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
   }
 
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  let lock: FolderLock | null = null;
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    lock = lockFolder(options.dataDir, open.holder);
+  }
   // pg_trgm: the trigram indexes of the admin's signup search (migration 0007).
   const extensions = { pg_trgm };
-  const client = options.dataDir ? new PGlite(options.dataDir, { extensions }) : new PGlite({ extensions });
-  const db = drizzlePglite(client, { schema });
-  await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
-  return {
-    db: db as unknown as Database,
-    kind: "pglite",
-    ping: async () => {
-      await client.query("SELECT 1");
-    },
-    poolStats: () => null,
-    listen: () => null,
-    notify: async () => {},
-    close: () => client.close(),
-  };
+  let client: PGlite | null = null;
+  try {
+    client = options.dataDir ? new PGlite(options.dataDir, { extensions }) : new PGlite({ extensions });
+    const db = drizzlePglite(client, { schema });
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
+    const opened = client;
+    return {
+      db: db as unknown as Database,
+      kind: "pglite",
+      ping: async () => {
+        await opened.query("SELECT 1");
+      },
+      poolStats: () => null,
+      listen: () => null,
+      notify: async () => {},
+      close: async () => {
+        try {
+          await opened.close();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    await client?.close().catch(() => undefined);
+    lock?.release();
+    throw error;
+  }
 }

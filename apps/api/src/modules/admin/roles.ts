@@ -1,14 +1,22 @@
 /**
- * Who is an admin: an address in ADMIN_EMAILS (configuration, read at start), or one granted with the admin CLI
- * (stored in `admins`). Checked on the server for every /api/admin/* request, from the signed-in customer's email.
+ * Who is an admin: an address in ADMIN_EMAILS (configuration, read at start), or one granted from the console or
+ * with the admin CLI (stored in `admins`). Checked on the server for every /api/admin/* request, from the signed-in
+ * customer's email.
+ *
+ * From the console (decision 0047), an admin grants and revokes the role, with a reason, recorded in the audit log
+ * (`admin.granted`, `admin.revoked`: actor, target, reason). Revoking is refused for: an address in ADMIN_EMAILS
+ * (configuration is changed where it lives); the admin's own address (nobody locks themselves out with a click:
+ * another admin does it); and the last admin. The last check runs in the transaction, with every granted row locked,
+ * and re-checks that the actor is still an admin, so two admins revoking each other at once cannot leave none.
  */
-import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
-import { eq } from "drizzle-orm";
+import { ADMIN_ERRORS, type AdminEntry } from "@flotilla/contracts/admin";
+import { asc, eq } from "drizzle-orm";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Database } from "../../db/client";
 import { admins } from "../../db/schema";
 import { normalizeEmail } from "../../lib/privacy";
 import { requireSession } from "../../plugins/auth-guard";
+import { HttpProblem } from "../../plugins/errors";
 import type { AuthService } from "../auth/service";
 import { type Actor, recordEvent } from "../events/record";
 
@@ -30,13 +38,90 @@ export class AdminRoles {
     const [row] = await this.db.select().from(admins).where(eq(admins.emailNormalized, normalized));
     return row ? "granted" : null;
   }
+
+  /** Configured admins first (in configuration order), then granted ones, oldest first. */
+  async list(): Promise<AdminEntry[]> {
+    const rows = await this.db.select().from(admins).orderBy(asc(admins.grantedAt), asc(admins.emailNormalized));
+    return [
+      ...[...this.configured].map((email) => ({
+        email,
+        source: "config" as const,
+        granted_by: null,
+        granted_at: null,
+      })),
+      ...rows
+        .filter((row) => !this.configured.has(row.emailNormalized))
+        .map((row) => ({
+          email: row.email,
+          source: "granted" as const,
+          granted_by: row.grantedBy,
+          granted_at: row.grantedAt.toISOString(),
+        })),
+    ];
+  }
+
+  /** False when the address is an admin already (granted, or configured). */
+  async grant(email: string, actor: Actor, context: ChangeContext): Promise<boolean> {
+    if (this.configured.has(normalizeEmail(email))) return false;
+    return grantAdmin(this.db, email, actor, context);
+  }
+
+  /** Revokes a granted admin; refuses (HttpProblem) what the rules above refuse. */
+  async revoke(email: string, actor: Actor & { email: string }, context: ChangeContext): Promise<void> {
+    const target = normalizeEmail(email);
+    const self = normalizeEmail(actor.email);
+    if (this.configured.has(target)) throw new HttpProblem(409, ADMIN_ERRORS.adminConfigured, "ADMIN_CONFIGURED");
+    if (target === self) throw new HttpProblem(409, ADMIN_ERRORS.adminSelf, "ADMIN_SELF");
+    await this.db.transaction(async (tx) => {
+      const granted = await tx.select().from(admins).for("update");
+      if (!this.configured.has(self) && !granted.some((row) => row.emailNormalized === self)) {
+        throw new HttpProblem(403, ADMIN_ERRORS.forbidden, "FORBIDDEN");
+      }
+      const row = granted.find((candidate) => candidate.emailNormalized === target);
+      if (!row) throw new HttpProblem(404, ADMIN_ERRORS.adminNotFound, "NOT_FOUND");
+      const remaining = new Set([...this.configured, ...granted.map((r) => r.emailNormalized)]);
+      remaining.delete(target);
+      if (remaining.size === 0) throw new HttpProblem(409, ADMIN_ERRORS.adminLast, "LAST_ADMIN");
+      await removeAdminRow(tx, row, actor, context);
+    });
+  }
 }
 
-export async function grantAdmin(db: Database, email: string, actor: Actor): Promise<boolean> {
+export interface ChangeContext {
+  reason?: string | null;
+  /** The client address of the request (request.ip), when a request made the change. */
+  address?: string | null;
+}
+
+type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+async function removeAdminRow(tx: Tx, row: typeof admins.$inferSelect, actor: Actor, context: ChangeContext) {
+  await tx.delete(admins).where(eq(admins.emailNormalized, row.emailNormalized));
+  await recordEvent(tx, {
+    type: "admin.revoked",
+    actor,
+    target: { type: "admin", id: row.emailNormalized },
+    before: { email: row.email, granted_by: row.grantedBy },
+    after: null,
+    reason: context.reason ?? null,
+    address: context.address ?? null,
+  });
+}
+
+export async function grantAdmin(
+  db: Database,
+  email: string,
+  actor: Actor,
+  context: ChangeContext = {},
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const inserted = await tx
       .insert(admins)
-      .values({ emailNormalized: normalizeEmail(email), email: email.trim(), grantedBy: actor.id ?? actor.type })
+      .values({
+        emailNormalized: normalizeEmail(email),
+        email: email.trim(),
+        grantedBy: actor.email ?? actor.id ?? actor.type,
+      })
       .onConflictDoNothing()
       .returning();
     if (inserted.length === 0) return false;
@@ -46,25 +131,28 @@ export async function grantAdmin(db: Database, email: string, actor: Actor): Pro
       target: { type: "admin", id: normalizeEmail(email) },
       before: null,
       after: { email: email.trim() },
+      reason: context.reason ?? null,
+      address: context.address ?? null,
     });
     return true;
   });
 }
 
-export async function revokeAdmin(db: Database, email: string, actor: Actor): Promise<boolean> {
+/** The admin CLI's revoke (the operator's own hand on the database): no rules but that the row exists. */
+export async function revokeAdmin(
+  db: Database,
+  email: string,
+  actor: Actor,
+  context: ChangeContext = {},
+): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const deleted = await tx
-      .delete(admins)
+    const [row] = await tx
+      .select()
+      .from(admins)
       .where(eq(admins.emailNormalized, normalizeEmail(email)))
-      .returning();
-    if (deleted.length === 0) return false;
-    await recordEvent(tx, {
-      type: "admin.revoked",
-      actor,
-      target: { type: "admin", id: normalizeEmail(email) },
-      before: { email: deleted[0]!.email, granted_by: deleted[0]!.grantedBy },
-      after: null,
-    });
+      .for("update");
+    if (!row) return false;
+    await removeAdminRow(tx, row, actor, context);
     return true;
   });
 }

@@ -1,7 +1,10 @@
 /** /api/admin/*: every route runs the admin guard (session + role, server-side); /api/customer/activity for customers. */
 import {
   ActivityPageSchema,
+  AdminListSchema,
   AdminMeSchema,
+  AdminRoleChangeResponseSchema,
+  AdminRoleChangeSchema,
   AuditPageSchema,
   AuditQuerySchema,
   CreateWebhookSchema,
@@ -57,7 +60,7 @@ const EndpointParams = z.object({ endpointId: z.string().min(1).max(64) });
 const DeliveryParams = EndpointParams.extend({ deliveryId: z.string().min(1).max(64) });
 const OkSchema = z.object({ success: z.literal(true), message: z.string() });
 
-function adminActor(request: FastifyRequest): Actor {
+function adminActor(request: FastifyRequest): Actor & { email: string } {
   const { customer } = sessionOf(request);
   return { type: "admin", id: customer.id, email: customer.email };
 }
@@ -94,6 +97,62 @@ export function registerAdminRoutes(
       success: true as const,
       data: { email: sessionOf(request).customer.email, source: request.adminSource ?? "config" },
     }),
+  );
+
+  api.get(
+    "/api/admin/admins",
+    {
+      schema: {
+        ...common("Who is an admin: configured (ADMIN_EMAILS) and granted"),
+        response: { 200: AdminListSchema, ...errors },
+      },
+      ...route,
+    },
+    async () => ({ success: true as const, data: await roles.list() }),
+  );
+
+  api.post(
+    "/api/admin/admins",
+    {
+      schema: {
+        ...common(
+          "Grant the admin role to an address (reason required)",
+          "The address need not have signed in yet: the role applies when it does. Recorded in the audit log (`admin.granted`) with the reason. `changed` is false when the address is an admin already.",
+        ),
+        body: AdminRoleChangeSchema,
+        response: { 200: AdminRoleChangeResponseSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => {
+      const { email, reason } = request.body;
+      const changed = await roles.grant(email, adminActor(request), { reason, address: request.ip });
+      return {
+        success: true as const,
+        changed,
+        message: changed ? `${email} is now an admin.` : `${email} is an admin already.`,
+      };
+    },
+  );
+
+  api.post(
+    "/api/admin/admins/revoke",
+    {
+      schema: {
+        ...common(
+          "Revoke a granted admin role (reason required)",
+          "Refused (409) for an address in ADMIN_EMAILS (change the configuration), for your own address (another admin revokes it) and for the last admin. Their sessions stay signed in as customers; the admin API refuses them at once. Recorded in the audit log (`admin.revoked`) with the reason.",
+        ),
+        body: AdminRoleChangeSchema,
+        response: { 200: AdminRoleChangeResponseSchema, ...errors, 409: ApiErrorSchema },
+      },
+      ...route,
+    },
+    async (request) => {
+      const { email, reason } = request.body;
+      await roles.revoke(email, adminActor(request), { reason, address: request.ip });
+      return { success: true as const, changed: true, message: `${email} is no longer an admin.` };
+    },
   );
 
   api.get(

@@ -1,5 +1,6 @@
 /** The console's frame: title, who is signed in, and the sections as links (?tab=…), so each has an address. */
 import { Link, useSearchParams } from "react-router";
+import { AdminsSection } from "./admins-section";
 import { AuditSection } from "./audit-section";
 import { CustomersSection } from "./customers-section";
 import { SignupsSection } from "./signups-section";
@@ -12,6 +13,7 @@ export const SECTIONS = [
   { id: "customers", label: "Customers", Component: CustomersSection },
   { id: "audit", label: "Audit log", Component: AuditSection },
   { id: "webhooks", label: "Webhooks", Component: WebhooksSection },
+  { id: "admins", label: "Admins", Component: AdminsSection },
 ] as const;
 
 export function AdminConsole({ admin }: { admin: { email: string; source: "config" | "granted" } }) {

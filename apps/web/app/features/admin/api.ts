@@ -4,6 +4,7 @@
  * server decides who is an admin (403 otherwise).
  */
 import type {
+  AdminEntry,
   AdminLicense,
   AdminMachine,
   CustomerDetail,
@@ -62,7 +63,7 @@ export interface AdminCustomer {
 }
 
 /** The customer detail's shapes come from the contract (types only: no schema code reaches the console's chunk). */
-export type { AdminLicense, AdminMachine, CustomerDetail };
+export type { AdminEntry, AdminLicense, AdminMachine, CustomerDetail };
 
 export interface AuditEvent {
   id: string;
@@ -284,4 +285,34 @@ export function resendDelivery(endpointId: string, deliveryId: string) {
   return post<{ success: true; event_id: string; message: string }>(
     `${deliveriesPath(endpointId)}/${encodeURIComponent(deliveryId)}/resend`,
   );
+}
+
+export const adminsQueryKey = ["admin", "admins"] as const;
+
+/** Who is an admin: configured addresses (ADMIN_EMAILS) first, then granted ones. */
+export function useAdmins() {
+  return useQuery({
+    queryKey: adminsQueryKey,
+    queryFn: ({ signal }) => get<{ success: true; data: AdminEntry[] }>("/api/admin/admins", { signal }),
+    select: (answer) => answer.data,
+  });
+}
+
+type RoleChangeAnswer = { success: true; changed: boolean; message: string };
+
+/** Grant or revoke the admin role, with a reason (the audit log keeps both). */
+export function useAdminRoleMutations() {
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: adminsQueryKey });
+  return {
+    grant: useMutation({
+      mutationFn: (input: { email: string; reason: string }) => post<RoleChangeAnswer>("/api/admin/admins", input),
+      onSuccess: refresh,
+    }),
+    revoke: useMutation({
+      mutationFn: (input: { email: string; reason: string }) =>
+        post<RoleChangeAnswer>("/api/admin/admins/revoke", input),
+      onSuccess: refresh,
+    }),
+  };
 }
