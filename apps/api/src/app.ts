@@ -284,6 +284,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       (licenseKey) => licensing.changed(licenseKey),
       () => licensing.changeVisibleWithinSeconds(),
       async (email) => (await adminRoles.sourceOf(email)) !== null,
+      () => licensing.recorder.flush(),
     ),
     config,
   });

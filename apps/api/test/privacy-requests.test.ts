@@ -122,6 +122,9 @@ describe("privacy requests", () => {
     expect(document.customers).toHaveLength(1);
     const [customer] = document.customers;
     expect(customer).toMatchObject({ id: person.customer.id, name: NAME });
+    // Timestamps are ISO 8601, whichever driver read them.
+    expect(customer.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(document.signups[0].created_at).toMatch(/Z$/);
     expect(customer.sessions.length).toBeGreaterThanOrEqual(2);
     const [license] = customer.licenses;
     expect(license.license_key_hint).toBe(`…${key.slice(-5)}`);
@@ -230,5 +233,28 @@ describe("privacy requests", () => {
     ).toBe(200);
     // A second erasure finds nobody.
     expect((await asAdmin("/api/admin/privacy/erase", { email: EMAIL, reason: "again" })).statusCode).toBe(404);
+  });
+
+  it("an erasure racing validations, heartbeats and checkouts: every answer is clean, and no device keeps a slot", async () => {
+    const racer = await licensedCustomer(app, "privacy-racer", { offlineFiles: true });
+    const [owner] = await rows(sql`select c.email, l.id from customers c join licenses l on l.customer_id = c.id
+      where l.license_key = ${racer.key}`);
+    expect((await post("/api/license/validate", { license_key: racer.key, machine_id: "race-0" })).statusCode).toBe(
+      200,
+    );
+    const traffic = Array.from({ length: 24 }, (_, i) =>
+      i % 3 === 2
+        ? post("/api/license/checkout", { license_key: racer.key, machine_id: "race-0" })
+        : post("/api/license/validate", { license_key: racer.key, machine_id: `race-${i % 4}` }),
+    );
+    const erasure = asAdmin("/api/admin/privacy/erase", { email: String(owner!.email), reason: "Privacy request #43" });
+    const answers = await Promise.all([...traffic, erasure]);
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBeLessThan(500);
+    expect(answers.at(-1)!.statusCode).toBe(200);
+    expect(await rows(sql`select 1 from machines where license_id = ${owner!.id}`)).toEqual([]);
+    expect(await rows(sql`select 1 from licenses where id = ${owner!.id}`)).toEqual([]);
+    const after = await post("/api/license/validate", { license_key: racer.key, machine_id: "race-9" });
+    expect(after.json().data).toMatchObject({ valid: false, code: "NOT_FOUND" });
+    expect(await rows(sql`select 1 from machines where license_id = ${owner!.id}`)).toEqual([]);
   });
 });

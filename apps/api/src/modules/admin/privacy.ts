@@ -26,10 +26,20 @@ async function rows(db: Database, statement: SQL): Promise<Row[]> {
   return result.rows;
 }
 
-/** Timestamps as ISO strings (PGlite returns Date objects, node-postgres too): the document is plain JSON. */
+/** PostgreSQL's text form of a timestamptz ("2026-01-02 10:00:00.123+00"), as raw queries may return it. */
+const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}(:\d{2})?$/;
+
+/** Timestamps as ISO strings, whichever driver read them (Date objects or PostgreSQL's text): plain JSON. */
 function plain(row: Row): Row {
   const out: Row = {};
-  for (const [key, value] of Object.entries(row)) out[key] = value instanceof Date ? value.toISOString() : value;
+  for (const [key, value] of Object.entries(row)) {
+    out[key] =
+      value instanceof Date
+        ? value.toISOString()
+        : typeof value === "string" && PG_TIMESTAMP.test(value)
+          ? new Date(value.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00")).toISOString()
+          : value;
+  }
   return out;
 }
 
@@ -157,6 +167,8 @@ export class PrivacyRequests {
     private readonly visibleWithinSeconds: () => number,
     /** Whether the address has the admin role (configuration or the admins table). */
     private readonly isAdmin: (email: string) => Promise<boolean>,
+    /** Writes this instance's pending attempt counters and last-seen times (so none lands after the erasure). */
+    private readonly flushCounters: () => Promise<void> = async () => {},
   ) {}
 
   /** Everything about the person as one document; recorded in the audit log (person.exported, no personal data). */
@@ -292,6 +304,7 @@ export class PrivacyRequests {
   async erasePerson(email: string, reason: string, actor: Actor, address: string | null): Promise<PersonErasure> {
     const normalized = normalizeEmail(email);
     if (await this.isAdmin(normalized)) throw new HttpProblem(409, ADMIN_ERRORS.eraseAdmin, "IS_ADMIN");
+    await this.flushCounters();
     const outcome = await this.db.transaction(async (transaction) => {
       const tx = transaction as unknown as Database;
       const person = await findPerson(tx, normalized);
@@ -384,6 +397,12 @@ export class PrivacyRequests {
       return { erasureId: event.id, erased, auditEventsKept, keys: person.keys };
     });
     for (const key of outcome.keys) await this.changed(key);
+    if (outcome.keys.length > 0) {
+      // Attempts counted by requests that read the license before it went are written by the next flush: write them
+      // now and delete them with the rest. (Later attempts with the key are counted as an unknown key's: '' rows.)
+      await this.flushCounters();
+      await deleted(this.db, sql`delete from validation_rollups where license_key = any(${texts(outcome.keys)})`);
+    }
     return {
       erasure_id: outcome.erasureId,
       erased: outcome.erased,

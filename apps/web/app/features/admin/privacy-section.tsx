@@ -161,7 +161,8 @@ function summary(answer: PersonErasure): string {
     [e.sessions_revoked, "live session", "live sessions"],
     [e.messages + e.dev_mail, "message", "messages"],
   ];
-  return `deleted ${parts.map(([n, one, many]) => `${n} ${n === 1 ? one : many}`).join(", ")}`;
+  const done = parts.filter(([n]) => n > 0).map(([n, one, many]) => `${n} ${n === 1 ? one : many}`);
+  return done.length > 0 ? `deleted ${done.join(", ")}` : "nothing left to delete";
 }
 
 function EraseForm({
