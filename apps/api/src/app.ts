@@ -14,6 +14,7 @@ import { withDeadline } from "./lib/peer-waits";
 import { closeRedis, connectRedis, connectSubscriber, RedisGate } from "./lib/redis";
 import { RequestLogs } from "./lib/request-logging";
 import { loadOrCreateSecret } from "./lib/secrets";
+import { PrivacyRequests } from "./modules/admin/privacy";
 import { AdminRoles } from "./modules/admin/roles";
 import { registerAdminRoutes } from "./modules/admin/routes";
 import { AdminService } from "./modules/admin/service";
@@ -278,6 +279,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       () => licensing.changeVisibleWithinSeconds(),
     ),
     webhooks: new WebhookAdmin(database.db, secret, urlPolicy),
+    privacy: new PrivacyRequests(
+      database.db,
+      (licenseKey) => licensing.changed(licenseKey),
+      () => licensing.changeVisibleWithinSeconds(),
+      async (email) => (await adminRoles.sourceOf(email)) !== null,
+      () => licensing.recorder.flush(),
+    ),
     config,
   });
   if (allows(config, "devMailPage")) registerDevMailPage(app, database.db);

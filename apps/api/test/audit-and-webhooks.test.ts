@@ -109,19 +109,21 @@ describe("audit log", () => {
       type: string;
     }[];
     expect(underDora.map((event) => event.type)).not.toContain("newsletter.subscription_requested");
+    // The log names the subscriber by id, never by address (decision 0046).
+    const [subscriber] = await app.database.db
+      .select()
+      .from(newsletterSubscribers)
+      .where(eq(newsletterSubscribers.emailNormalized, "dora.real@example.com"));
     const anonymous = (await asAdmin("GET", "/api/admin/audit?actor=anonymous&type=newsletter.subscription_requested"))
       .json()
-      .data.filter((event: { after: { email: string } }) => event.after.email === "dora.real@example.com");
+      .data.filter((event: { target: { id: string } }) => event.target.id === subscriber!.id);
     expect(anonymous).toHaveLength(1);
     expect(anonymous[0]).toMatchObject({
       actor: { type: "anonymous", id: null, email: null },
       target: { type: "newsletter_subscriber" },
     });
+    expect(anonymous[0].after).not.toHaveProperty("email");
     // Following the links from the mail proves nobody's identity either: confirmations and unsubscriptions are anonymous.
-    const [subscriber] = await app.database.db
-      .select()
-      .from(newsletterSubscribers)
-      .where(eq(newsletterSubscribers.emailNormalized, "dora.real@example.com"));
     const token = confirmationToken(TEST_APP_SECRET, subscriber!.id, subscriber!.confirmationSentAt!.getTime());
     expect((await app.inject({ method: "POST", url: "/api/newsletter/confirm", payload: { token } })).statusCode).toBe(
       200,

@@ -124,6 +124,8 @@ const MATRIX: Record<string, Entry> = {
       "POST /api/admin/customers/{customerId}/sign-out-everywhere",
       "POST /api/admin/licenses/{licenseKey}/actions",
       "POST /api/admin/licenses/{licenseKey}/machines/{machineId}/revoke",
+      "POST /api/admin/privacy/export",
+      "POST /api/admin/privacy/erase",
       "GET /api/admin/audit",
       "GET /api/admin/webhooks",
       "POST /api/admin/webhooks",
@@ -144,11 +146,13 @@ const MATRIX: Record<string, Entry> = {
             ? { action: "suspend", reason: "attacker" }
             : key.endsWith("/revoke")
               ? { reason: "attacker" }
-              : key === "POST /api/admin/webhooks"
-                ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
-                : key.startsWith("PATCH")
-                  ? { enabled: false }
-                  : undefined,
+              : key.startsWith("POST /api/admin/privacy/")
+                ? { email: "someone@example.com", reason: "attacker" }
+                : key === "POST /api/admin/webhooks"
+                  ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
+                  : key.startsWith("PATCH")
+                    ? { enabled: false }
+                    : undefined,
       },
     ]),
   ),

@@ -425,12 +425,19 @@ describe("license files hold their slot", () => {
 describe("every seat change is audited and announced, in the same transaction", () => {
   async function events(key: string, type: string) {
     const result = (await app.database.db.execute(sql`
-      select a.type, a.target_id, a.after, (select count(*)::int from outbox o where o.event_id = a.id and o.channel = 'email') as mails
+      select a.type, a.target_id, a.after, (select count(*)::int from outbox o where o.event_id = a.id and o.channel = 'email') as mails,
+        (select o.payload->'data'->'after' from outbox o where o.event_id = a.id and o.channel = 'email' limit 1) as mail_after
       from audit_events a join licenses l on l.id = a.license_id
       where a.type = ${type} and (l.license_key = ${key} or a.license_id in (
         select license_id from license_key_aliases where license_key = ${key}))
       order by a.seq`)) as unknown as {
-      rows: { type: string; target_id: string; after: Record<string, unknown>; mails: number }[];
+      rows: {
+        type: string;
+        target_id: string;
+        after: Record<string, unknown>;
+        mails: number;
+        mail_after: Record<string, unknown> | null;
+      }[];
     };
     return result.rows;
   }
@@ -442,7 +449,13 @@ describe("every seat change is audited and announced, in the same transaction", 
       await validate(key, outsider, { machine_name: `Outsider ${outsider}` });
     const full = await events(key, "license.machine_limit_reached");
     expect(full).toHaveLength(1);
-    expect(full[0]).toMatchObject({ mails: 1, after: { machine_name: "Outsider out-1", max_machines: 3 } });
+    // The device's name is in the owner's mail; the append-only log keeps no names (decision 0046).
+    expect(full[0]).toMatchObject({
+      mails: 1,
+      after: { max_machines: 3 },
+      mail_after: { machine_name: "Outsider out-1" },
+    });
+    expect(full[0]!.after).not.toHaveProperty("machine_name");
 
     await deactivate(key, "aud-3");
     expect((await events(key, "machine.deactivated")).map((e) => e.target_id)).toEqual(["aud-3"]);

@@ -16,6 +16,9 @@ export const ADMIN_ERRORS = {
   endpointNotFound: "No webhook endpoint with this id.",
   deliveryNotFound: "No delivery with this id for this endpoint.",
   machineNotFound: "No machine with this id on this license.",
+  personNotFound: "We hold no signup, subscription or account under this address.",
+  reasonNamesPerson: "Leave the address and name out of the reason: the audit log keeps it after the erasure.",
+  eraseAdmin: "This address has the admin role: revoke it before erasing the person.",
   changeNeedsSomething: "Give a tier, a device limit, license files on or off, or any of them.",
   adminEmailInvalid: "Enter an email address, like name@example.com.",
   adminNotFound: "This address is not an admin.",
@@ -299,3 +302,61 @@ export const AdminRoleChangeResponseSchema = z.object({
   changed: z.boolean(),
   message: z.string(),
 });
+
+// ── Privacy requests (decision 0046): export and erase a person by email ──────────────────────────────────────
+
+export const PersonRequestSchema = z.strictObject({
+  email: z.string().trim().min(3).max(320).pipe(z.email()),
+});
+export const ErasePersonSchema = PersonRequestSchema.extend({ reason });
+
+/** What the audit log keeps after an erasure, and why: said in every export and erasure answer. */
+export const AUDIT_LOG_NOTE =
+  "The audit log is append-only: it records every change for security and to show that requests like this one were honoured. It names people by internal ids (customer, signup, subscriber, license, machine) and keeps the network address of each request, never an email address or a name; after an erasure, nothing links those ids to a person.";
+
+const row = z.record(z.string(), z.unknown());
+/** One JSON document with everything the service holds about a person; no secrets (token hashes, keys in clear). */
+export const PersonExportSchema = z.object({
+  format: z.literal("flotilla.person-export/1"),
+  generated_at: z.string(),
+  email: z.string(),
+  signups: z.array(row),
+  newsletter_subscriptions: z.array(row),
+  customers: z.array(
+    row.and(
+      z.object({
+        licenses: z.array(row),
+        sessions: z.array(row),
+      }),
+    ),
+  ),
+  audit_events: z.array(row),
+  messages: z.array(row),
+  audit_log_note: z.string(),
+});
+export type PersonExport = z.infer<typeof PersonExportSchema>;
+
+export const PersonErasureSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    /** The erasure's reference: the id of its audit row (type person.erased). */
+    erasure_id: z.string(),
+    erased: z.object({
+      signups: z.number().int(),
+      newsletter_subscriptions: z.number().int(),
+      customers: z.number().int(),
+      licenses: z.number().int(),
+      machines: z.number().int(),
+      sessions_revoked: z.number().int(),
+      messages: z.number().int(),
+      dev_mail: z.number().int(),
+      sign_in_records: z.number().int(),
+    }),
+    /** Audit rows about the person that stay, pseudonymous (AUDIT_LOG_NOTE). */
+    audit_events_kept: z.number().int(),
+    audit_log_note: z.string(),
+    /** Seconds within which every instance refuses the erased licenses. */
+    visible_within_seconds: z.number(),
+  }),
+});
+export type PersonErasure = z.infer<typeof PersonErasureSchema>["data"];

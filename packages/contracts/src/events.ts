@@ -43,6 +43,14 @@ export const EVENT_TYPES = {
   "machine.restored": { webhook: true, description: "The owner allowed a removed machine back." },
   "machine.deactivated": { webhook: true, description: "The desktop app released its machine's slot." },
   "machine.culled": { webhook: true, description: "A machine unseen for too long was released." },
+  "person.exported": {
+    webhook: false,
+    description: "An admin exported what the service holds about a person (a privacy request).",
+  },
+  "person.erased": {
+    webhook: false,
+    description: "An admin erased a person (a privacy request); the record names nobody.",
+  },
   "admin.granted": { webhook: false, description: "An address was given the admin role." },
   "admin.revoked": { webhook: false, description: "An address lost the admin role." },
   "webhook.endpoint_created": { webhook: false, description: "A webhook endpoint was registered." },

@@ -5,17 +5,21 @@
  *   npm run admin -- license suspend|reactivate|expire <license-key> [--reason TEXT]
  *   npm run admin -- admin grant|revoke <email>   (the admin role; recorded in the audit log)
  *   npm run admin -- keys public     (the JWKS to pin into an SDK build: FLOTILLA_TRUSTED_KEYS)
+ *   npm run admin -- export-person <email>                  (everything about a person, one JSON document)
+ *   npm run admin -- erase-person <email> --reason TEXT     (delete it; the audit log records it, naming nobody)
  * Uses the same configuration as the server (DATABASE_URL, or the PGlite folder in DATA_DIR). An embedded database
  * has one owner at a time (decision 0047): while a server holds the folder, every command that opens it is refused
  * (exit code 3) with the holder's pid and where to do the same thing through the running server instead.
  */
+import { sql } from "drizzle-orm";
 import { type Config, loadConfig } from "../config";
 import { type DatabaseHandle, openDatabase } from "../db/client";
 import { FolderInUseError } from "../db/folder-lock";
 import { type CsvRow, toCsv } from "../lib/csv";
 import { loadOrCreateSecret } from "../lib/secrets";
+import { PrivacyRequests } from "../modules/admin/privacy";
 import { grantAdmin, revokeAdmin } from "../modules/admin/roles";
-import { recordEvent } from "../modules/events/record";
+import { type Actor, recordEvent } from "../modules/events/record";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
 import { LICENSE_CACHE_LOCAL_TTL_MS } from "../modules/licenses/license-cache";
 import { announceLicenseChange } from "../modules/licenses/license-invalidation";
@@ -24,13 +28,16 @@ import { createLicenseSigner } from "../modules/licenses/signing";
 import { listSubscribers } from "../modules/newsletter/queries";
 import { unsubscribeToken } from "../modules/newsletter/service";
 import { listSignups } from "../modules/signup/queries";
+import { HttpProblem } from "../plugins/errors";
 
 const USAGE = `Usage:
   admin signups export [--format csv|json]
   admin subscribers export [--format csv|json]
   admin license suspend|reactivate|expire <license-key> [--reason TEXT]
   admin keys public
-  admin admin grant|revoke <email>`;
+  admin admin grant|revoke <email>
+  admin export-person <email>
+  admin erase-person <email> --reason TEXT`;
 
 /** Exit code when the embedded database is held by another process (a running server). */
 export const EXIT_IN_USE = 3;
@@ -156,8 +163,68 @@ async function changeAdmin(verb: string | undefined, email: string | undefined):
   }
 }
 
+const CLI_ACTOR: Actor = { type: "admin", id: "admin-cli", email: process.env.USER ?? null };
+
+/** Privacy requests (decision 0046): export prints the JSON document; erase prints what it removed. */
+async function privacyRequest(command: string, email: string | undefined, reason: string | undefined): Promise<number> {
+  if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim()) || (command === "erase-person" && !reason)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const database = await openDatabase(config.database);
+  try {
+    let announcedEverywhere = true;
+    const privacy = new PrivacyRequests(
+      database.db,
+      async (licenseKey) => {
+        // PostgreSQL NOTIFY and a Redis message, like a change made by a server (decision 0037).
+        if (!(await announceLicenseChange(database, config.redisUrl, licenseKey))) announcedEverywhere = false;
+      },
+      () => LICENSE_CACHE_LOCAL_TTL_MS / 1000,
+      async (address) =>
+        config.adminEmails.includes(address) ||
+        (
+          (await database.db.execute(sql`select 1 from admins where email_normalized = ${address}`)) as unknown as {
+            rows: unknown[];
+          }
+        ).rows.length > 0,
+    );
+    try {
+      if (command === "export-person") {
+        const document = await privacy.exportPerson(email, CLI_ACTOR, null);
+        process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+        console.error("Exported; recorded in the audit log as person.exported.");
+        return 0;
+      }
+      const erasure = await privacy.erasePerson(email, reason!, CLI_ACTOR, null);
+      process.stdout.write(`${JSON.stringify(erasure, null, 2)}\n`);
+      console.error(
+        `Erased (reference ${erasure.erasure_id}). ${
+          erasure.erased.licenses === 0 || announcedEverywhere
+            ? "Running servers refuse the licenses within a second."
+            : `Running servers refuse the licenses within ${LICENSE_CACHE_LOCAL_TTL_MS / 1000} s.`
+        }`,
+      );
+      return 0;
+    } catch (error) {
+      if (error instanceof HttpProblem) {
+        console.error(error.message);
+        return error.statusCode === 404 ? 1 : 2;
+      }
+      throw error;
+    }
+  } finally {
+    await database.close();
+  }
+}
+
 export async function main(args: string[]): Promise<number> {
   const [subject, verb] = args;
+  if (subject === "export-person" || subject === "erase-person") {
+    const at = args.indexOf("--reason");
+    return privacyRequest(subject, verb, at >= 0 ? args[at + 1] : undefined);
+  }
   if (subject === "admin") return changeAdmin(verb, args[2]);
   if (subject === "license") {
     const at = args.indexOf("--reason");

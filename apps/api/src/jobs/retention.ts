@@ -3,39 +3,13 @@
  * instance at a time (scheduler.ts). Business records — signups, subscribers, customers, licenses, machines and
  * device removals — are kept; what is pruned is what only serves a bounded purpose.
  */
+import { RETENTION } from "@flotilla/contracts/retention";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import type { Job } from "./scheduler";
 
-const HOUR_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * HOUR_MS;
-
-/** One source of truth for how long things are kept (README "Data retention" repeats it for operators). */
-export const RETENTION = {
-  /** An Idempotency-Key replays its usage answer for this long, then it is forgotten. */
-  idempotencyKeyMs: 24 * HOUR_MS,
-  /** Sign-in transactions live 10 minutes; the rows go an hour after they expire. */
-  loginTransactionAfterExpiryMs: HOUR_MS,
-  /** Expired or revoked sessions are kept this long after they end (to answer "was I signed in?"), then deleted. */
-  endedSessionMs: 30 * DAY_MS,
-  /** Validation attempts per day: the analytics window is at most 90 days. */
-  validationRollupMs: 90 * DAY_MS,
-  /** Raw usage reports; the totals they add up to stay in the rollups. */
-  usageReportMs: 90 * DAY_MS,
-  /** Daily usage rows older than this are folded into one row per license, month and feature. */
-  usageDailyRollupMs: 90 * DAY_MS,
-  /** The development issuer's artefacts, an hour after they expire (their own lifetimes are an hour at most). */
-  devIssuerAfterExpiryMs: HOUR_MS,
-  /** Machine events (activations, deactivations, culls): the caps look back 24 hours; history is kept 30 days. */
-  machineEventMs: 30 * DAY_MS,
-  /** A rotated key's row, a day after it stopped working (kept that long to answer NOT_FOUND, not to work). */
-  rotatedKeyAfterExpiryMs: DAY_MS,
-  /** Outbox rows once delivered or given up, and the webhook delivery log (what "resend" and the console show). */
-  finishedOutboxMs: 30 * DAY_MS,
-  webhookDeliveryLogMs: 30 * DAY_MS,
-  /** Mail kept without SMTP_URL (dev_mail). */
-  devMailMs: 7 * DAY_MS,
-} as const;
+/** How long things are kept: packages/contracts/src/retention.ts (the privacy policy states the same numbers). */
+export { RETENTION };
 
 export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
 /** Rows deleted per statement: each stays short. */

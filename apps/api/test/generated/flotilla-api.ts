@@ -868,6 +868,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/privacy/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a person: everything the service holds about an email address, as one JSON document
+         * @description Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.
+         */
+        post: operations["adminExportPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/privacy/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person: delete their signups, subscription, accounts, licenses, devices, sessions and messages (reason required)
+         * @description One transaction: each license is deleted under its seat lock, so their devices lose their slots at once; their sessions end; mail and webhook messages about them go. The append-only audit log keeps its rows, which name people by id only, and records person.erased with counts and the reason — which may not contain the address or name.
+         */
+        post: operations["adminErasePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/audit": {
         parameters: {
             query?: never;
@@ -5977,12 +6017,267 @@ export interface operations {
             };
         };
     };
+    adminExportPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        format: "flotilla.person-export/1";
+                        generated_at: string;
+                        email: string;
+                        signups: {
+                            [key: string]: unknown;
+                        }[];
+                        newsletter_subscriptions: {
+                            [key: string]: unknown;
+                        }[];
+                        customers: ({
+                            [key: string]: unknown;
+                        } & {
+                            licenses: {
+                                [key: string]: unknown;
+                            }[];
+                            sessions: {
+                                [key: string]: unknown;
+                            }[];
+                        })[];
+                        audit_events: {
+                            [key: string]: unknown;
+                        }[];
+                        messages: {
+                            [key: string]: unknown;
+                        }[];
+                        audit_log_note: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminErasePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            erasure_id: string;
+                            erased: {
+                                signups: number;
+                                newsletter_subscriptions: number;
+                                customers: number;
+                                licenses: number;
+                                machines: number;
+                                sessions_revoked: number;
+                                messages: number;
+                                dev_mail: number;
+                                sign_in_records: number;
+                            };
+                            audit_events_kept: number;
+                            audit_log_note: string;
+                            visible_within_seconds: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     adminListAuditEvents: {
         parameters: {
             query?: {
                 cursor?: string;
                 limit?: number;
-                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
+                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
                 actor?: string;
                 target_type?: string;
                 target_id?: string;

@@ -11,9 +11,13 @@ import {
   CustomerDetailSchema,
   CustomerListQuerySchema,
   CustomerPageSchema,
+  ErasePersonSchema,
   LicenseActionResponseSchema,
   LicenseActionSchema,
   PageQuerySchema,
+  PersonErasureSchema,
+  PersonExportSchema,
+  PersonRequestSchema,
   QueuedSchema,
   RevokeMachineResponseSchema,
   RevokeMachineSchema,
@@ -42,6 +46,7 @@ import { toCsv } from "../../lib/csv";
 import { requireSession, sessionOf } from "../../plugins/auth-guard";
 import type { AuthService } from "../auth/service";
 import type { Actor } from "../events/record";
+import type { PrivacyRequests } from "./privacy";
 import { type AdminRoles, requireAdmin } from "./roles";
 import { type AdminService, customerActivity } from "./service";
 import type { WebhookAdmin } from "./webhooks";
@@ -73,6 +78,7 @@ export function registerAdminRoutes(
     roles: AdminRoles;
     admin: AdminService;
     webhooks: WebhookAdmin;
+    privacy: PrivacyRequests;
     config: Config;
   },
 ) {
@@ -340,6 +346,50 @@ export function registerAdminRoutes(
         adminActor(request),
         request.ip,
       )),
+    }),
+  );
+
+  api.post(
+    "/api/admin/privacy/export",
+    {
+      schema: {
+        ...common(
+          "Export a person: everything the service holds about an email address, as one JSON document",
+          "Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.",
+        ),
+        body: PersonRequestSchema,
+        response: { 200: PersonExportSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request, reply) => {
+      const document = await deps.privacy.exportPerson(request.body.email, adminActor(request), request.ip);
+      reply
+        .header(
+          "content-disposition",
+          `attachment; filename="person-export-${document.generated_at.slice(0, 10)}.json"`,
+        )
+        .header("cache-control", "no-store");
+      return document;
+    },
+  );
+
+  api.post(
+    "/api/admin/privacy/erase",
+    {
+      schema: {
+        ...common(
+          "Erase a person: delete their signups, subscription, accounts, licenses, devices, sessions and messages (reason required)",
+          "One transaction: each license is deleted under its seat lock, so their devices lose their slots at once; their sessions end; mail and webhook messages about them go. The append-only audit log keeps its rows, which name people by id only, and records person.erased with counts and the reason — which may not contain the address or name.",
+        ),
+        body: ErasePersonSchema,
+        response: { 200: PersonErasureSchema, 409: ApiErrorSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.privacy.erasePerson(request.body.email, request.body.reason, adminActor(request), request.ip),
     }),
   );
 

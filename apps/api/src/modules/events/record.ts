@@ -51,6 +51,24 @@ export type Tx = Pick<Database, "insert" | "select" | "execute">;
 
 const json = (value: unknown) => (value === undefined ? null : value);
 
+/**
+ * Fields that name a person. The audit log is append-only (migration 0009): what it holds cannot be erased, so it
+ * never holds these — it names people by id (customer, signup, subscriber, license, machine), and the webhook and
+ * mail that report the event, which can be erased, carry the full values (decision 0046).
+ */
+export const PERSONAL_FIELDS = ["email", "name", "company", "machine_name", "avatar_url"] as const;
+
+/** The audit log's copy of a before/after value: the same object without the fields that name a person. */
+export function withoutPersonalData(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    if (!(PERSONAL_FIELDS as readonly string[]).includes(key)) kept[key] = field;
+  }
+  return kept;
+}
+
 async function ownerOf(tx: Tx, input: EventInput): Promise<{ customerId: string | null; email: string | null }> {
   if (input.licenseId) {
     const [row] = await tx
@@ -81,13 +99,14 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
       type: input.type,
       actorType: input.actor.type,
       actorId: input.actor.id ?? null,
-      actorEmail: input.actor.email ?? null,
+      // A customer is named by their id; admins (the operator's staff) by their address, for accountability.
+      actorEmail: input.actor.type === "customer" ? null : (input.actor.email ?? null),
       targetType: input.target.type,
       targetId: input.target.id,
       customerId: owner.customerId,
       licenseId: input.licenseId ?? null,
-      before: json(input.before),
-      after: json(input.after),
+      before: withoutPersonalData(input.before),
+      after: withoutPersonalData(input.after),
       reason: input.reason ?? null,
       address: input.address ?? null,
     })

@@ -248,8 +248,9 @@ export async function recordRefusal(
   await db.transaction(async (trx) => {
     const tx = trx as unknown as Database;
     // Refusals of one license run one at a time, under the lock binds take first: concurrent upserts and prunes
-    // of the same rows would otherwise deadlock, and "was a notice showing?" must not race.
-    await lockLicense(tx, licenseId);
+    // of the same rows would otherwise deadlock, and "was a notice showing?" must not race. A license deleted
+    // meanwhile (its owner erased, decision 0046) has no owner left to tell.
+    if (!(await lockLicense(tx, licenseId))) return;
     const [showing] = await tx
       .select({ n: count() })
       .from(activationRefusals)

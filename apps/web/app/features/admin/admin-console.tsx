@@ -3,6 +3,7 @@ import { Link, useSearchParams } from "react-router";
 import { AdminsSection } from "./admins-section";
 import { AuditSection } from "./audit-section";
 import { CustomersSection } from "./customers-section";
+import { PrivacySection } from "./privacy-section";
 import { SignupsSection } from "./signups-section";
 import { SubscribersSection } from "./subscribers-section";
 import { WebhooksSection } from "./webhooks-section";
@@ -12,6 +13,7 @@ export const SECTIONS = [
   { id: "subscribers", label: "Newsletter", Component: SubscribersSection },
   { id: "customers", label: "Customers", Component: CustomersSection },
   { id: "audit", label: "Audit log", Component: AuditSection },
+  { id: "privacy", label: "Privacy requests", Component: PrivacySection },
   { id: "webhooks", label: "Webhooks", Component: WebhooksSection },
   { id: "admins", label: "Admins", Component: AdminsSection },
 ] as const;

@@ -9,6 +9,7 @@ import type {
   AdminMachine,
   CustomerDetail,
   LicenseAction,
+  PersonErasure,
   RevokeMachineAnswer,
 } from "@flotilla/contracts/admin";
 import { MESSAGES } from "@flotilla/contracts/messages";
@@ -163,9 +164,19 @@ export function useSignupCounts(filter: Filter, interval: string) {
  * credentials).
  */
 export async function downloadCsv(list: "signups" | "subscribers", filter: Filter): Promise<void> {
+  await download(
+    `/api/admin/${list}/export${queryString(filter)}`,
+    { headers: { Accept: "text/csv" } },
+    `${list}-${new Date().toISOString().slice(0, 10)}.csv`,
+  );
+}
+
+/** Fetches with the session's bearer token and hands the answer to the browser as a file. */
+async function download(path: string, init: RequestInit, fallbackName: string): Promise<void> {
   const token = readStoredToken();
-  const response = await fetch(`/api/admin/${list}/export${queryString(filter)}`, {
-    headers: { Accept: "text/csv", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+  const response = await fetch(path, {
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
   });
   if (!response.ok) {
     const text = await response.text();
@@ -176,9 +187,7 @@ export async function downloadCsv(list: "signups" | "subscribers", filter: Filte
     throw new HttpError(response.status, response.statusText, body);
   }
   const blob = await response.blob();
-  const name =
-    /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ??
-    `${list}-${new Date().toISOString().slice(0, 10)}.csv`;
+  const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? fallbackName;
   const href = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = href;
@@ -187,6 +196,30 @@ export async function downloadCsv(list: "signups" | "subscribers", filter: Filte
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(href), 10_000);
+}
+
+/** A privacy request: everything held about the address, downloaded as one JSON file (POST: the address stays out of URLs). */
+export function downloadPersonExport(email: string): Promise<void> {
+  return download(
+    "/api/admin/privacy/export",
+    {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify({ email }),
+    },
+    `person-export-${new Date().toISOString().slice(0, 10)}.json`,
+  );
+}
+
+/** A privacy request: erase the person (reason required); the answer says what went and what the audit log keeps. */
+export function useErasePerson() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ email, reason }: { email: string; reason: string }) =>
+      post<{ success: true; data: PersonErasure }>("/api/admin/privacy/erase", { email, reason }),
+    // Lists and details may show the person: none of them is current any more.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["admin"] }),
+  });
 }
 
 export const customerQueryKey = (id: string) => ["admin", "customer", id] as const;

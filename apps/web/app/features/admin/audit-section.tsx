@@ -14,7 +14,17 @@ import {
   tdClass,
 } from "./ui";
 
-const TARGET_TYPES = ["signup", "newsletter_subscriber", "customer", "license", "machine", "admin", "webhook_endpoint"];
+const TARGET_TYPES = [
+  "signup",
+  "newsletter_subscriber",
+  "customer",
+  "license",
+  "machine",
+  "admin",
+  "webhook_endpoint",
+  "person",
+  "erasure",
+];
 const EMPTY = { type: "", actor: "", target_type: "", target_id: "", from: "", to: "" };
 
 /** before → after, compactly: `status: active → suspended`. */

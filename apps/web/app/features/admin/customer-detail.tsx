@@ -1,6 +1,9 @@
-/** One customer: their licenses with the admin actions, devices per license, live sessions, "Sign out everywhere". */
+/**
+ * One customer: their licenses with the admin actions, devices per license, live sessions, "Sign out everywhere",
+ * and a way to the privacy requests (export, erase) for their address.
+ */
 import type { LicenseAction } from "@flotilla/contracts/admin";
-import { ArrowLeft, LogOut, ShieldCheck } from "lucide-react";
+import { ArrowLeft, FileLock2, LogOut, ShieldCheck } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
 import { buttonClass } from "../../components/button";
@@ -136,17 +139,23 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
             )}
           </p>
         </div>
-        <button
-          type="button"
-          className={buttonClass("secondary", "sm")}
-          onClick={() => {
-            signOut.reset();
-            setConfirmSignOut(true);
-          }}
-        >
-          <LogOut className="size-4" aria-hidden="true" />
-          Sign out everywhere
-        </button>
+        <div className="flex flex-wrap gap-2">
+          <button
+            type="button"
+            className={buttonClass("secondary", "sm")}
+            onClick={() => {
+              signOut.reset();
+              setConfirmSignOut(true);
+            }}
+          >
+            <LogOut className="size-4" aria-hidden="true" />
+            Sign out everywhere
+          </button>
+          <Link to={`?tab=privacy&email=${encodeURIComponent(customer.email)}`} className={buttonClass("ghost", "sm")}>
+            <FileLock2 className="size-4" aria-hidden="true" />
+            Privacy request…
+          </Link>
+        </div>
       </div>
 
       <p role="status" className="mt-4 text-sm font-medium text-emerald-700 empty:hidden dark:text-emerald-400">

@@ -14,6 +14,7 @@ import {
   TEAM_INTEGRATION_NAMES,
   TEAM_INTEGRATIONS,
 } from "@flotilla/contracts";
+import { RETENTION_DAYS, RETENTION_POLICY_ROWS } from "@flotilla/contracts/retention";
 import { formatDuration, inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, LICENSE_CODES, TIERS } from "@flotilla/contracts/tiers";
 
@@ -62,6 +63,12 @@ function licenseCodesTable(): string {
   return ["| Code | Message | What the app does |", "|---|---|---|", ...rows].join("\n");
 }
 
+/** The privacy policy's retention table: what the service keeps and for how long (the retention job's numbers). */
+function retentionTable(): string {
+  const rows = RETENTION_POLICY_ROWS.map(([data, keptFor]) => `| ${cell(data)} | ${cell(keptFor)} |`);
+  return ["| Data | Kept for |", "|---|---|", ...rows].join("\n");
+}
+
 const seconds = (value: number) => () => formatDuration(value);
 
 const { issueTracker, chat, wiki } = TEAM_INTEGRATIONS;
@@ -95,6 +102,8 @@ export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
   "offline-grace": seconds(CLIENT_CONFIGURATION.offlineGraceSeconds),
   "usage-report-interval": seconds(CLIENT_CONFIGURATION.usageReportIntervalSeconds),
   "free-heartbeat": seconds(TIERS.free.heartbeatIntervalSeconds),
+  "retention-table": retentionTable,
+  "privacy-request-days": () => String(RETENTION_DAYS.privacyRequestAnswer),
   "free-inactive-after": seconds(inactiveAfterSeconds(TIERS.free.heartbeatIntervalSeconds)),
 };
 

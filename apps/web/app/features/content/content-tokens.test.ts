@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { EXECUTOR_CLIS, PLANS, TEAM_INTEGRATIONS } from "@flotilla/contracts";
+import { RETENTION } from "@flotilla/contracts/retention";
 import { describe, expect, it } from "vitest";
 import { expandContentTokens } from "./content-tokens.server";
 
@@ -21,5 +24,21 @@ describe("content tokens", () => {
   it("leaves other double braces alone and fails on an unknown token", () => {
     expect(expandContentTokens("Outcome: {{what should be true}}", "t")).toBe("Outcome: {{what should be true}}");
     expect(() => expandContentTokens("{{site:nope}}", "docs/x")).toThrow("docs/x: unknown content token");
+  });
+
+  it("the privacy policy's retention table states what the retention job keeps (issue: promises kept)", () => {
+    const policy = expandContentTokens(
+      readFileSync(join(__dirname, "../../../content/pages/privacy.md"), "utf8"),
+      "pages/privacy",
+    );
+    const row = (data: string) => policy.split("\n").find((line) => line.startsWith(`| ${data} |`)) ?? "";
+    const days = (ms: number) => `${ms / 86_400_000} days`;
+    expect(row("Validation attempts")).toContain(days(RETENTION.validationRollupMs));
+    expect(row("Usage reports")).toContain(days(RETENTION.usageReportMs));
+    expect(row("Sign-in sessions")).toContain(days(RETENTION.endedSessionMs));
+    expect(row("Device activations and releases")).toContain(days(RETENTION.machineEventMs));
+    expect(row("Emails we sent you, and webhook messages about you")).toContain(days(RETENTION.finishedOutboxMs));
+    expect(policy).not.toMatch(/12 months/);
+    expect(policy).not.toContain("{{site:");
   });
 });

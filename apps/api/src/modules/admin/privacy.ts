@@ -1,0 +1,414 @@
+/**
+ * Privacy requests (decision 0046): everything the service holds about a person, found by their email address, as
+ * one JSON document (export), or deleted in one transaction (erasure).
+ *
+ * A person is their signups, their newsletter subscription and every customer account signed in with the address;
+ * through the accounts, their licenses (machines, removals, revoked license files, refusals, machine events, usage,
+ * validation counts, rotated keys, Idempotency-Keys) and sessions; the sign-in records of the development issuer;
+ * the mail and webhook messages about them (outbox, delivery log, development mail); and the audit rows about them.
+ *
+ * The audit log is append-only (migration 0009): its rows stay. They name people by id, never by email or name
+ * (recordEvent keeps those out), so once the records the ids point at are gone nothing links them to a person.
+ * The erasure's own row names nobody: counts only, and the operator's reason, which may not name the person.
+ */
+import { ADMIN_ERRORS, AUDIT_LOG_NOTE, type PersonErasure, type PersonExport } from "@flotilla/contracts/admin";
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { normalizeEmail } from "../../lib/privacy";
+import { HttpProblem } from "../../plugins/errors";
+import { type Actor, recordEvent } from "../events/record";
+import { lockLicense } from "../licenses/queries";
+
+type Row = Record<string, unknown>;
+
+async function rows(db: Database, statement: SQL): Promise<Row[]> {
+  const result = (await db.execute(statement)) as unknown as { rows: Row[] };
+  return result.rows;
+}
+
+/** PostgreSQL's text form of a timestamptz ("2026-01-02 10:00:00.123+00"), as raw queries may return it. */
+const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}(:\d{2})?$/;
+
+/** Timestamps as ISO strings, whichever driver read them (Date objects or PostgreSQL's text): plain JSON. */
+function plain(row: Row): Row {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(row)) {
+    out[key] =
+      value instanceof Date
+        ? value.toISOString()
+        : typeof value === "string" && PG_TIMESTAMP.test(value)
+          ? new Date(value.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00")).toISOString()
+          : value;
+  }
+  return out;
+}
+
+const uuids = (ids: string[]) =>
+  sql`array[${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )}]::uuid[]`;
+const texts = (values: string[]) =>
+  sql`array[${sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  )}]::text[]`;
+
+/** "…ABCDE": enough for the person to recognise their key, not enough to use it. */
+export function licenseKeyHint(key: string): string {
+  return `…${key.slice(-5)}`;
+}
+
+/** A LIKE pattern matching the text anywhere, with %, _ and \ taken literally. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+interface Person {
+  email: string;
+  signupIds: string[];
+  subscriberIds: string[];
+  customers: { id: string; subject: string; name: string }[];
+  licenses: { id: string; key: string; customerId: string }[];
+  /** Every key their licenses answer to: the current ones and rotated ones still in their grace. */
+  keys: string[];
+  names: string[];
+}
+
+async function findPerson(db: Database, email: string): Promise<Person | null> {
+  const normalized = normalizeEmail(email);
+  const signupRows = await rows(db, sql`select id, name from signups where email_normalized = ${normalized}`);
+  const subscriberRows = await rows(
+    db,
+    sql`select id from newsletter_subscribers where email_normalized = ${normalized}`,
+  );
+  const customerRows = await rows(
+    db,
+    sql`select id, subject, name from customers where lower(email) = ${normalized} order by created_at`,
+  );
+  if (signupRows.length + subscriberRows.length + customerRows.length === 0) return null;
+  const customers = customerRows.map((r) => ({ id: String(r.id), subject: String(r.subject), name: String(r.name) }));
+  const licenseRows =
+    customers.length === 0
+      ? []
+      : await rows(
+          db,
+          sql`select id, license_key, customer_id from licenses where customer_id = any(${uuids(customers.map((c) => c.id))})`,
+        );
+  const licenses = licenseRows.map((r) => ({
+    id: String(r.id),
+    key: String(r.license_key),
+    customerId: String(r.customer_id),
+  }));
+  const aliasRows =
+    licenses.length === 0
+      ? []
+      : await rows(
+          db,
+          sql`select license_key from license_key_aliases where license_id = any(${uuids(licenses.map((l) => l.id))})`,
+        );
+  return {
+    email: normalized,
+    signupIds: signupRows.map((r) => String(r.id)),
+    subscriberIds: subscriberRows.map((r) => String(r.id)),
+    customers,
+    licenses,
+    keys: [...licenses.map((l) => l.key), ...aliasRows.map((r) => String(r.license_key))],
+    names: [...new Set([...signupRows.map((r) => String(r.name)), ...customers.map((c) => c.name)])].filter(
+      (name) => name.trim().length >= 3,
+    ),
+  };
+}
+
+/** The audit rows about a person: filed under their accounts or licenses, or targeting any of their records. */
+function auditWhere(person: Person): SQL {
+  const customerIds = person.customers.map((c) => c.id);
+  const licenseIds = person.licenses.map((l) => l.id);
+  const targets = [...person.signupIds, ...person.subscriberIds, ...customerIds, ...licenseIds];
+  const parts: SQL[] = [];
+  if (customerIds.length > 0) parts.push(sql`customer_id = any(${uuids(customerIds)})`);
+  if (licenseIds.length > 0) parts.push(sql`license_id = any(${uuids(licenseIds)})`);
+  if (targets.length > 0) parts.push(sql`target_id = any(${texts(targets)})`);
+  return sql.join(parts, sql` or `);
+}
+
+/** Outbox rows about a person: the messages of their audit events, and any carrying their address. */
+function outboxWhere(person: Person): SQL {
+  return sql`(event_id in (select id from audit_events where ${auditWhere(person)})
+    or payload::text ilike ${containing(person.email)})`;
+}
+
+function devMailWhere(person: Person): SQL {
+  return sql`(lower(recipient) = ${person.email}
+    or event_id in (select id from audit_events where ${auditWhere(person)})
+    or text ilike ${containing(person.email)} or html ilike ${containing(person.email)})`;
+}
+
+/** The development issuer's records of the person: their account (keyed by subject), sessions and grants. */
+function signInRecordsWhere(person: Person): SQL {
+  const subjects = person.customers.map((c) => c.subject);
+  return sql`(payload::text ilike ${containing(person.email)}
+    ${subjects.length > 0 ? sql`or id = any(${texts(subjects)}) or payload->>'accountId' = any(${texts(subjects)})` : sql``})`;
+}
+
+async function count(db: Database, statement: SQL): Promise<number> {
+  const [row] = await rows(db, sql`select count(*)::int as n from (${statement}) counted`);
+  return Number(row?.n ?? 0);
+}
+
+async function deleted(db: Database, statement: SQL): Promise<number> {
+  const [row] = await rows(db, sql`with gone as (${statement} returning 1) select count(*)::int as n from gone`);
+  return Number(row?.n ?? 0);
+}
+
+export class PrivacyRequests {
+  constructor(
+    private readonly db: Database,
+    /** Publishes a license change to every instance's cache (an erased license must stop validating everywhere). */
+    private readonly changed: (licenseKey: string) => Promise<void>,
+    private readonly visibleWithinSeconds: () => number,
+    /** Whether the address has the admin role (configuration or the admins table). */
+    private readonly isAdmin: (email: string) => Promise<boolean>,
+    /** Writes this instance's pending attempt counters and last-seen times (so none lands after the erasure). */
+    private readonly flushCounters: () => Promise<void> = async () => {},
+  ) {}
+
+  /** Everything about the person as one document; recorded in the audit log (person.exported, no personal data). */
+  async exportPerson(email: string, actor: Actor, address: string | null): Promise<PersonExport> {
+    const db = this.db;
+    const person = await findPerson(db, email);
+    if (!person) throw new HttpProblem(404, ADMIN_ERRORS.personNotFound, "NOT_FOUND");
+    const normalized = person.email;
+    const signups = await rows(
+      db,
+      sql`select id, email, name, company, role, ai_experience, platform, interests, newsletter, created_at, updated_at
+        from signups where email_normalized = ${normalized} order by created_at`,
+    );
+    const subscriptions = await rows(
+      db,
+      sql`select id, email, source, subscribed_at, confirmed_at, unsubscribed_at, confirmation_sent_at, created_at
+        from newsletter_subscribers where email_normalized = ${normalized}`,
+    );
+    const customers: PersonExport["customers"] = [];
+    for (const customer of person.customers) {
+      const [account] = await rows(
+        db,
+        sql`select id, issuer, subject, email, name, avatar_url, last_sign_in_at, created_at, updated_at
+          from customers where id = ${customer.id}`,
+      );
+      const licenses: Row[] = [];
+      for (const license of person.licenses.filter((l) => l.customerId === customer.id)) {
+        const [row] = await rows(
+          db,
+          sql`select id, tier, status, max_machines, features, expires_at, last_seen, offline_files_allowed, created_at,
+            updated_at from licenses where id = ${license.id}`,
+        );
+        const keys = [
+          license.key,
+          ...(await rows(db, sql`select license_key from license_key_aliases where license_id = ${license.id}`)).map(
+            (r) => String(r.license_key),
+          ),
+        ];
+        const of = (statement: SQL) => rows(db, statement).then((list) => list.map(plain));
+        licenses.push({
+          ...plain(row ?? {}),
+          license_key_hint: licenseKeyHint(license.key),
+          machines: await of(
+            sql`select machine_id, display_id, machine_name, platform, app_version, is_primary, bound_at, last_seen,
+              status, inactive_since, lease_until from machines where license_id = ${license.id} order by bound_at`,
+          ),
+          removed_machines: await of(
+            sql`select machine_id, display_id, machine_name, removed_at from machine_removals
+              where license_id = ${license.id} order by removed_at`,
+          ),
+          revoked_license_files: await of(
+            sql`select machine_id, display_id, revoked_at, valid_until, revoked_by from revoked_license_files
+              where license_id = ${license.id} order by revoked_at`,
+          ),
+          refused_machines: await of(
+            sql`select machine_id, display_id, machine_name, platform, refused_at from activation_refusals
+              where license_id = ${license.id} order by refused_at`,
+          ),
+          machine_events: await of(
+            sql`select machine_id, kind, at from machine_events where license_id = ${license.id} order by at`,
+          ),
+          usage_reports: await of(
+            sql`select machine_id, feature, executions, created_at from usage_reports
+              where license_id = ${license.id} order by created_at`,
+          ),
+          usage_per_day: await of(
+            sql`select day::text as day, machine_id, feature, executions from usage_rollups
+              where license_id = ${license.id} order by day`,
+          ),
+          validations_per_day: await of(
+            sql`select day::text as day, machine_id, code, attempts from validation_rollups
+              where license_key = any(${texts(keys)}) order by day`,
+          ),
+        });
+      }
+      const sessions = (
+        await rows(
+          db,
+          sql`select id, created_at, last_used_at, expires_at, absolute_expires_at, revoked_at from sessions
+            where customer_id = ${customer.id} order by created_at`,
+        )
+      ).map(plain);
+      customers.push({ ...plain(account ?? {}), licenses, sessions });
+    }
+    const auditEvents = (
+      await rows(
+        db,
+        sql`select id, type, actor_type, actor_id, target_type, target_id, customer_id, license_id, before, after,
+          reason, address, occurred_at from audit_events where ${auditWhere(person)} order by seq`,
+      )
+    ).map(plain);
+    const messages = (
+      await rows(
+        db,
+        sql`select o.id, o.channel, o.status, a.type as event_type, o.created_at, o.finished_at
+          from outbox o left join audit_events a on a.id = o.event_id where ${outboxWhere(person)} order by o.seq`,
+      )
+    ).map(plain);
+    const document: PersonExport = {
+      format: "flotilla.person-export/1",
+      generated_at: new Date().toISOString(),
+      email: normalized,
+      signups: signups.map(plain),
+      newsletter_subscriptions: subscriptions.map(plain),
+      customers,
+      audit_events: auditEvents,
+      messages,
+      audit_log_note: AUDIT_LOG_NOTE,
+    };
+    await recordEvent(db, {
+      type: "person.exported",
+      actor,
+      target: { type: "person", id: person.customers[0]?.id ?? person.signupIds[0] ?? person.subscriberIds[0]! },
+      customerId: person.customers[0]?.id ?? null,
+      before: null,
+      after: {
+        signups: signups.length,
+        newsletter_subscriptions: subscriptions.length,
+        customers: customers.length,
+        licenses: person.licenses.length,
+        audit_events: auditEvents.length,
+      },
+      address,
+    });
+    return document;
+  }
+
+  /**
+   * Deletes everything about the person in one transaction: each license under its seat lock (a validation, bind or
+   * checkout deciding at the same moment waits, then finds no license), their sessions with their accounts, and the
+   * messages about them. Writes person.erased with counts only.
+   */
+  async erasePerson(email: string, reason: string, actor: Actor, address: string | null): Promise<PersonErasure> {
+    const normalized = normalizeEmail(email);
+    if (await this.isAdmin(normalized)) throw new HttpProblem(409, ADMIN_ERRORS.eraseAdmin, "IS_ADMIN");
+    await this.flushCounters();
+    const outcome = await this.db.transaction(async (transaction) => {
+      const tx = transaction as unknown as Database;
+      const person = await findPerson(tx, normalized);
+      if (!person) throw new HttpProblem(404, ADMIN_ERRORS.personNotFound, "NOT_FOUND");
+      const lowerReason = reason.toLowerCase();
+      if ([person.email, ...person.names.map((n) => n.toLowerCase())].some((text) => lowerReason.includes(text))) {
+        throw new HttpProblem(400, ADMIN_ERRORS.reasonNamesPerson, "VALIDATION_ERROR");
+      }
+      const now = new Date();
+      const customerIds = person.customers.map((c) => c.id);
+
+      // Messages first: their rows are found through the audit rows and the records below.
+      const outboxIds = (await rows(tx, sql`select id from outbox where ${outboxWhere(person)}`)).map((r) =>
+        String(r.id),
+      );
+      const eventIds = (await rows(tx, sql`select id from audit_events where ${auditWhere(person)}`)).map((r) =>
+        String(r.id),
+      );
+      let messages = 0;
+      if (outboxIds.length > 0) {
+        messages += await deleted(tx, sql`delete from outbox where id = any(${uuids(outboxIds)})`);
+        await deleted(tx, sql`delete from webhook_deliveries where outbox_id = any(${uuids(outboxIds)})`);
+      }
+      if (eventIds.length > 0) {
+        await deleted(tx, sql`delete from webhook_deliveries where event_id = any(${uuids(eventIds)})`);
+      }
+      const devMail = await deleted(tx, sql`delete from dev_mail where ${devMailWhere(person)}`);
+      const signInRecords = await deleted(tx, sql`delete from oidc_store where ${signInRecordsWhere(person)}`);
+
+      // Seats: each license under its lock, its machines released with it (every table below cascades from it).
+      let machines = 0;
+      for (const license of person.licenses) {
+        const locked = await lockLicense(tx, license.id);
+        if (!locked) continue;
+        machines += await count(tx, sql`select 1 from machines where license_id = ${license.id}`);
+      }
+      if (person.keys.length > 0) {
+        await deleted(tx, sql`delete from validation_rollups where license_key = any(${texts(person.keys)})`);
+        await deleted(
+          tx,
+          sql`delete from idempotency_keys where scope = any(${texts(person.keys.map((key) => `usage:${key}`))})`,
+        );
+      }
+      const licenses =
+        person.licenses.length === 0
+          ? 0
+          : await deleted(tx, sql`delete from licenses where id = any(${uuids(person.licenses.map((l) => l.id))})`);
+
+      // Sessions end with the accounts (ON DELETE CASCADE); counted first, the live ones.
+      const sessionsRevoked =
+        customerIds.length === 0
+          ? 0
+          : await count(
+              tx,
+              sql`select 1 from sessions where customer_id = any(${uuids(customerIds)}) and revoked_at is null
+                and expires_at > ${now.toISOString()}::timestamptz
+                and absolute_expires_at > ${now.toISOString()}::timestamptz`,
+            );
+      const customers =
+        customerIds.length === 0
+          ? 0
+          : await deleted(tx, sql`delete from customers where id = any(${uuids(customerIds)})`);
+      const signups = await deleted(tx, sql`delete from signups where email_normalized = ${person.email}`);
+      const subscriptions = await deleted(
+        tx,
+        sql`delete from newsletter_subscribers where email_normalized = ${person.email}`,
+      );
+      const auditEventsKept = eventIds.length;
+      const erased = {
+        signups,
+        newsletter_subscriptions: subscriptions,
+        customers,
+        licenses,
+        machines,
+        sessions_revoked: sessionsRevoked,
+        messages,
+        dev_mail: devMail,
+        sign_in_records: signInRecords,
+      };
+      const event = await recordEvent(tx, {
+        type: "person.erased",
+        actor,
+        // The person is gone: the row names the erasure itself, not them.
+        target: { type: "erasure", id: crypto.randomUUID() },
+        before: null,
+        after: { ...erased, audit_events_kept: auditEventsKept },
+        reason,
+        address,
+      });
+      return { erasureId: event.id, erased, auditEventsKept, keys: person.keys };
+    });
+    for (const key of outcome.keys) await this.changed(key);
+    if (outcome.keys.length > 0) {
+      // Attempts counted by requests that read the license before it went are written by the next flush: write them
+      // now and delete them with the rest. (Later attempts with the key are counted as an unknown key's: '' rows.)
+      await this.flushCounters();
+      await deleted(this.db, sql`delete from validation_rollups where license_key = any(${texts(outcome.keys)})`);
+    }
+    return {
+      erasure_id: outcome.erasureId,
+      erased: outcome.erased,
+      audit_events_kept: outcome.auditEventsKept,
+      audit_log_note: AUDIT_LOG_NOTE,
+      visible_within_seconds: this.visibleWithinSeconds(),
+    };
+  }
+}

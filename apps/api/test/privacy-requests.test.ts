@@ -1,0 +1,260 @@
+/**
+ * Privacy requests (decision 0046): an admin exports a person by email as one JSON document without secrets, and
+ * erases them — after which no row anywhere carries their address or name, their devices hold no slot, their
+ * sessions no longer sign in, and the audit log records the erasure without naming them. On PGlite and PostgreSQL.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validSignup } from "./fixtures";
+import { devSignIn } from "./helpers/dev-sign-in";
+import { allowOfflineFiles, bearer, licensedCustomer } from "./helpers/licensed-customer";
+import { createTestApp } from "./helpers/test-app";
+
+const ADMIN = "priya.admin@example.com";
+const EMAIL = "Erin.Erasable@Example.com";
+const NAME = "Erin Qzxerasable";
+const { app, close } = await createTestApp({ adminEmails: [ADMIN], backgroundJobs: false, webhookTimeoutMs: 2_000 });
+
+const receiver: Server = createServer((request, response) => {
+  request.resume();
+  request.on("end", () => response.end("ok"));
+});
+let admin: string;
+let person: { token: string; customer: { id: string } };
+let secondSession: string;
+let key: string;
+let bystander: { token: string; key: string };
+
+const post = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  app.inject({ method: "POST", url, payload, headers });
+const asAdmin = (url: string, payload: Record<string, unknown>) => post(url, payload, bearer(admin));
+const rows = async (statement: ReturnType<typeof sql>) =>
+  ((await app.database.db.execute(statement)) as unknown as { rows: Record<string, unknown>[] }).rows;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  admin = (await devSignIn(app, { email: ADMIN, name: "Priya Admin" })).token;
+  const endpoint = await asAdmin("/api/admin/webhooks", {
+    url: receiverUrl,
+    events: ["signup.created", "customer.created", "license.created", "machine.bound", "machine.revoked"],
+  });
+  expect(endpoint.statusCode, endpoint.body).toBe(200);
+
+  // The person touches every table: a signup (with the newsletter), an account, a license, machines, a license file,
+  // a revoked file, usage, validations, sessions, mail (delivered to the development store) and webhooks.
+  expect((await post("/api/signup", validSignup({ email: EMAIL, name: NAME }))).statusCode).toBe(200);
+  person = await devSignIn(app, { email: EMAIL, name: NAME });
+  secondSession = (await devSignIn(app, { email: EMAIL, name: NAME })).token;
+  const created = await post("/api/customer/licenses", { tier: "free" }, bearer(person.token));
+  expect(created.statusCode, created.body).toBe(200);
+  key = created.json().data.license.license_key;
+  await allowOfflineFiles(app, person.token, key, true);
+  for (const machine of ["erin-laptop", "erin-desktop", "erin-leaked"]) {
+    const answer = await post("/api/license/validate", {
+      license_key: key,
+      machine_id: machine,
+      machine_name: `${NAME}'s ${machine}`,
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+  }
+  const checkout = await post("/api/license/checkout", { license_key: key, machine_id: "erin-leaked" });
+  expect(checkout.statusCode, checkout.body).toBe(200);
+  const revoked = await post(`/api/license/machines/${key}/erin-leaked/revoke`, {}, bearer(person.token));
+  expect(revoked.statusCode, revoked.body).toBe(200);
+  const usage = await post("/api/license/usage", {
+    license_key: key,
+    machine_id: "erin-laptop",
+    executions: 7,
+    feature: "task-execution",
+  });
+  expect(usage.statusCode, usage.body).toBe(200);
+  await app.licensing.recorder.flush();
+  // Delivered: mails land in dev_mail, webhooks in the delivery log. Then one more change leaves a pending message.
+  await app.outbox.runOnce();
+  expect((await post("/api/license/validate", { license_key: key, machine_id: "erin-tablet" })).statusCode).toBe(200);
+  bystander = await licensedCustomer(app, "privacy-bystander");
+  expect((await post("/api/license/validate", { license_key: bystander.key, machine_id: "by-1" })).statusCode).toBe(
+    200,
+  );
+});
+afterAll(async () => {
+  receiver.close();
+  await close();
+});
+
+/** Every text and JSON column of every table that holds the needle, case-insensitively. */
+async function tablesHolding(needle: string): Promise<string[]> {
+  const columns = await rows(sql`select table_name, column_name from information_schema.columns
+    where table_schema = current_schema() and data_type in ('text', 'jsonb', 'json', 'character varying')`);
+  expect(columns.length).toBeGreaterThan(20);
+  const found: string[] = [];
+  for (const { table_name, column_name } of columns) {
+    const [hit] = await rows(
+      sql`select count(*)::int as n from ${sql.identifier(String(table_name))}
+        where ${sql.identifier(String(column_name))}::text ilike ${`%${needle}%`}`,
+    );
+    if (Number(hit?.n) > 0) found.push(`${table_name}.${column_name}`);
+  }
+  return found;
+}
+
+describe("privacy requests", () => {
+  it("the person really is everywhere before (the scan finds them)", async () => {
+    const holding = await tablesHolding(EMAIL);
+    for (const column of ["signups.email", "newsletter_subscribers.email", "customers.email", "dev_mail.recipient"]) {
+      expect(holding).toContain(column);
+    }
+    expect(await tablesHolding(NAME)).toContain("machines.machine_name");
+  });
+
+  it("export: one JSON document with every part, and no secrets", async () => {
+    const response = await asAdmin("/api/admin/privacy/export", { email: " erin.erasable@example.com " });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers["content-disposition"]).toMatch(/attachment; filename="person-export-/);
+    const document = response.json();
+    expect(document.format).toBe("flotilla.person-export/1");
+    expect(document.signups).toHaveLength(1);
+    expect(document.signups[0]).toMatchObject({ name: NAME, role: "Tech Lead" });
+    expect(document.newsletter_subscriptions).toHaveLength(1);
+    expect(document.customers).toHaveLength(1);
+    const [customer] = document.customers;
+    expect(customer).toMatchObject({ id: person.customer.id, name: NAME });
+    // Timestamps are ISO 8601, whichever driver read them.
+    expect(customer.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(document.signups[0].created_at).toMatch(/Z$/);
+    expect(customer.sessions.length).toBeGreaterThanOrEqual(2);
+    const [license] = customer.licenses;
+    expect(license.license_key_hint).toBe(`…${key.slice(-5)}`);
+    expect(license.machines.map((m: { machine_id: string }) => m.machine_id).sort()).toEqual([
+      "erin-desktop",
+      "erin-laptop",
+      "erin-tablet",
+    ]);
+    expect(license.revoked_license_files).toHaveLength(1);
+    expect(license.removed_machines).toHaveLength(1);
+    expect(license.usage_reports[0]).toMatchObject({ executions: 7, feature: "task-execution" });
+    expect(license.validations_per_day.length).toBeGreaterThan(0);
+    expect(license.machine_events.length).toBeGreaterThan(0);
+    const types = document.audit_events.map((event: { type: string }) => event.type);
+    for (const type of ["signup.created", "customer.created", "license.created", "machine.bound", "machine.revoked"]) {
+      expect(types).toContain(type);
+    }
+    expect(document.messages.some((m: { channel: string }) => m.channel === "email")).toBe(true);
+    expect(document.messages.some((m: { channel: string }) => m.channel === "webhook")).toBe(true);
+    expect(document.audit_log_note).toMatch(/append-only/);
+
+    // No secrets: no license key in clear, no token or its hash, no browser binding.
+    const [session] = await rows(
+      sql`select token_hash, browser_hash from sessions where customer_id = ${person.customer.id}`,
+    );
+    expect(response.body).not.toContain(key);
+    expect(response.body).not.toContain(person.token);
+    expect(response.body).not.toContain(String(session!.token_hash));
+    expect(response.body).not.toMatch(/token_hash|browser_hash|license_key"/);
+
+    const [exported] = await rows(sql`select * from audit_events where type = 'person.exported'`);
+    expect(exported).toMatchObject({ actor_type: "admin", actor_email: ADMIN, customer_id: person.customer.id });
+    expect(JSON.stringify(exported).toLowerCase()).not.toContain(EMAIL.toLowerCase());
+  });
+
+  it("only admins; an unknown address is a 404; the reason may not name the person; an admin is not erased", async () => {
+    const asCustomer = await post("/api/admin/privacy/export", { email: EMAIL }, bearer(person.token));
+    expect(asCustomer.statusCode).toBe(403);
+    expect((await asAdmin("/api/admin/privacy/export", { email: "nobody@example.com" })).statusCode).toBe(404);
+    expect((await asAdmin("/api/admin/privacy/erase", { email: EMAIL })).statusCode).toBe(400);
+    const naming = await asAdmin("/api/admin/privacy/erase", { email: EMAIL, reason: `Request from ${NAME}` });
+    expect(naming.statusCode).toBe(400);
+    expect(naming.json().error).toMatch(/Leave the address and name out/);
+    expect((await asAdmin("/api/admin/privacy/erase", { email: ADMIN, reason: "GDPR request" })).statusCode).toBe(409);
+    // Nothing happened.
+    expect(await rows(sql`select 1 from customers where id = ${person.customer.id}`)).toHaveLength(1);
+  });
+
+  it("erase: nothing anywhere carries their address or name; seats freed; sessions end; the log names nobody", async () => {
+    const [license] = await rows(sql`select id from licenses where license_key = ${key}`);
+    const response = await asAdmin("/api/admin/privacy/erase", { email: EMAIL, reason: "Privacy request #42 by mail" });
+    expect(response.statusCode, response.body).toBe(200);
+    const { data } = response.json();
+    expect(data.erased).toMatchObject({
+      signups: 1,
+      newsletter_subscriptions: 1,
+      customers: 1,
+      licenses: 1,
+      machines: 3,
+      sessions_revoked: 2,
+    });
+    expect(data.erased.messages).toBeGreaterThan(0);
+    expect(data.erased.dev_mail).toBeGreaterThan(0);
+    expect(data.audit_events_kept).toBeGreaterThan(0);
+
+    expect(await tablesHolding(EMAIL)).toEqual([]);
+    expect(await tablesHolding(NAME)).toEqual([]);
+    expect(await tablesHolding(key)).toEqual([]);
+
+    // Seats: no machine of theirs holds a slot, nothing of the license is left; the key no longer validates.
+    for (const table of [
+      "machines",
+      "revoked_license_files",
+      "machine_removals",
+      "machine_events",
+      "usage_reports",
+      "usage_rollups",
+    ]) {
+      expect(await rows(sql`select 1 from ${sql.identifier(table)} where license_id = ${license!.id}`)).toEqual([]);
+    }
+    const validate = await post("/api/license/validate", { license_key: key, machine_id: "erin-laptop" });
+    expect(validate.json().data).toMatchObject({ valid: false, code: "NOT_FOUND", license: null });
+    // Sessions: neither token signs in any more.
+    for (const token of [person.token, secondSession]) {
+      expect((await app.inject({ method: "GET", url: "/api/auth/profile", headers: bearer(token) })).statusCode).toBe(
+        401,
+      );
+    }
+    // The audit log keeps its rows about them (by id) and records the erasure without naming them.
+    const [erasure] = await rows(sql`select * from audit_events where type = 'person.erased'`);
+    expect(erasure).toMatchObject({
+      id: data.erasure_id,
+      actor_type: "admin",
+      actor_email: ADMIN,
+      customer_id: null,
+      license_id: null,
+      reason: "Privacy request #42 by mail",
+    });
+    expect(JSON.stringify(erasure)).not.toContain(person.customer.id);
+    expect(await rows(sql`select 1 from audit_events where customer_id = ${person.customer.id}`)).not.toEqual([]);
+    // The bystander keeps everything.
+    const by = await post("/api/license/validate", { license_key: bystander.key, machine_id: "by-1" });
+    expect(by.statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: "GET", url: "/api/auth/profile", headers: bearer(bystander.token) })).statusCode,
+    ).toBe(200);
+    // A second erasure finds nobody.
+    expect((await asAdmin("/api/admin/privacy/erase", { email: EMAIL, reason: "again" })).statusCode).toBe(404);
+  });
+
+  it("an erasure racing validations, heartbeats and checkouts: every answer is clean, and no device keeps a slot", async () => {
+    const racer = await licensedCustomer(app, "privacy-racer", { offlineFiles: true });
+    const [owner] = await rows(sql`select c.email, l.id from customers c join licenses l on l.customer_id = c.id
+      where l.license_key = ${racer.key}`);
+    expect((await post("/api/license/validate", { license_key: racer.key, machine_id: "race-0" })).statusCode).toBe(
+      200,
+    );
+    const traffic = Array.from({ length: 24 }, (_, i) =>
+      i % 3 === 2
+        ? post("/api/license/checkout", { license_key: racer.key, machine_id: "race-0" })
+        : post("/api/license/validate", { license_key: racer.key, machine_id: `race-${i % 4}` }),
+    );
+    const erasure = asAdmin("/api/admin/privacy/erase", { email: String(owner!.email), reason: "Privacy request #43" });
+    const answers = await Promise.all([...traffic, erasure]);
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBeLessThan(500);
+    expect(answers.at(-1)!.statusCode).toBe(200);
+    expect(await rows(sql`select 1 from machines where license_id = ${owner!.id}`)).toEqual([]);
+    expect(await rows(sql`select 1 from licenses where id = ${owner!.id}`)).toEqual([]);
+    const after = await post("/api/license/validate", { license_key: racer.key, machine_id: "race-9" });
+    expect(after.json().data).toMatchObject({ valid: false, code: "NOT_FOUND" });
+    expect(await rows(sql`select 1 from machines where license_id = ${owner!.id}`)).toEqual([]);
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * How long the service keeps what it keeps: one source of truth for the retention job (apps/api/src/jobs/retention.ts),
+ * the privacy policy's retention table (content token `{{site:retention-table}}`) and the README.
+ */
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Whole days, for the pieces people read (the policy states days). */
+export const RETENTION_DAYS = {
+  /** Expired or revoked sessions are kept this long after they end (to answer "was I signed in?"). */
+  endedSessions: 30,
+  /** Validation attempts, counted per day, license, device and result: the analytics window is at most 90 days. */
+  validationAttempts: 90,
+  /** Raw usage reports; the totals they add up to stay in the rollups. */
+  usageReports: 90,
+  /** Daily usage counts older than this are folded into one row per license, month and feature. */
+  dailyUsage: 90,
+  /** Machine events (activations, deactivations, culls). */
+  machineEvents: 30,
+  /** Mail and webhook messages once delivered or given up, and the webhook delivery log. */
+  deliveredMessages: 30,
+  /** Mail kept by a server without SMTP_URL (development). */
+  devMail: 7,
+  /** A privacy request (export or erasure) is answered within this many days. */
+  privacyRequestAnswer: 30,
+} as const;
+
+export const RETENTION = {
+  /** An Idempotency-Key replays its usage answer for this long, then it is forgotten. */
+  idempotencyKeyMs: 24 * HOUR_MS,
+  /** Sign-in transactions live 10 minutes; the rows go an hour after they expire. */
+  loginTransactionAfterExpiryMs: HOUR_MS,
+  endedSessionMs: RETENTION_DAYS.endedSessions * DAY_MS,
+  validationRollupMs: RETENTION_DAYS.validationAttempts * DAY_MS,
+  usageReportMs: RETENTION_DAYS.usageReports * DAY_MS,
+  usageDailyRollupMs: RETENTION_DAYS.dailyUsage * DAY_MS,
+  /** The development issuer's artefacts, an hour after they expire (their own lifetimes are an hour at most). */
+  devIssuerAfterExpiryMs: HOUR_MS,
+  /** The caps look back 24 hours; history is kept longer. */
+  machineEventMs: RETENTION_DAYS.machineEvents * DAY_MS,
+  /** A rotated key's row, a day after it stopped working (kept that long to answer NOT_FOUND, not to work). */
+  rotatedKeyAfterExpiryMs: DAY_MS,
+  /** Outbox rows once delivered or given up, and the webhook delivery log (what "resend" and the console show). */
+  finishedOutboxMs: RETENTION_DAYS.deliveredMessages * DAY_MS,
+  webhookDeliveryLogMs: RETENTION_DAYS.deliveredMessages * DAY_MS,
+  devMailMs: RETENTION_DAYS.devMail * DAY_MS,
+} as const;
+
+const days = (n: number) => `${n} days`;
+
+/**
+ * The privacy policy's retention table, from the numbers above: what the service keeps, and for how long. Rows kept
+ * "until you ask" are removed by an erasure (the admin's privacy request, decision 0046).
+ */
+export const RETENTION_POLICY_ROWS: readonly (readonly [data: string, keptFor: string])[] = [
+  ["Early-access signup answers", "Until the early-access programme ends, or until you ask us to delete them"],
+  [
+    "Newsletter subscription",
+    "Until you ask us to delete it; after an unsubscribe we keep a minimal record so we don't email you again",
+  ],
+  ["Account data", "While your account exists, or until you ask us to delete it"],
+  ["Licenses and device records", "While your account exists, or until you ask us to delete them"],
+  ["Sign-in sessions", `Until they end, then ${days(RETENTION_DAYS.endedSessions)}`],
+  [
+    "Validation attempts",
+    `${days(RETENTION_DAYS.validationAttempts)}, counted per day, license, device and result; then deleted`,
+  ],
+  [
+    "Usage reports",
+    `${days(RETENTION_DAYS.usageReports)}; daily counts are then reduced to monthly totals per feature, kept while the license exists`,
+  ],
+  ["Device activations and releases", days(RETENTION_DAYS.machineEvents)],
+  ["Emails we sent you, and webhook messages about you", `${days(RETENTION_DAYS.deliveredMessages)} after delivery`],
+  [
+    "Audit log of changes to your account and licenses",
+    "Kept, to keep the Service secure and meet legal obligations; it names you by an internal number and the network address of the request, never by your email address or name",
+  ],
+  ["Support emails", "Up to 24 months after the conversation ends"],
+];
