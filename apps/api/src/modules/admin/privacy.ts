@@ -201,12 +201,6 @@ export class PrivacyRequests {
           sql`select id, tier, status, max_machines, features, expires_at, last_seen, offline_files_allowed, created_at,
             updated_at from licenses where id = ${license.id}`,
         );
-        const keys = [
-          license.key,
-          ...(await rows(db, sql`select license_key from license_key_aliases where license_id = ${license.id}`)).map(
-            (r) => String(r.license_key),
-          ),
-        ];
         const of = (statement: SQL) => rows(db, statement).then((list) => list.map(plain));
         licenses.push({
           ...plain(row ?? {}),
@@ -240,7 +234,7 @@ export class PrivacyRequests {
           ),
           validations_per_day: await of(
             sql`select day::text as day, machine_id, code, attempts from validation_rollups
-              where license_key = any(${texts(keys)}) order by day`,
+              where license_id = ${license.id} order by day`,
           ),
         });
       }
@@ -341,8 +335,14 @@ export class PrivacyRequests {
         if (!locked) continue;
         machines += await count(tx, sql`select 1 from machines where license_id = ${license.id}`);
       }
+      if (person.licenses.length > 0) {
+        // Counters belong to the license (decision 0045); its deletion below would cascade, this counts them.
+        await deleted(
+          tx,
+          sql`delete from validation_rollups where license_id = any(${uuids(person.licenses.map((l) => l.id))})`,
+        );
+      }
       if (person.keys.length > 0) {
-        await deleted(tx, sql`delete from validation_rollups where license_key = any(${texts(person.keys)})`);
         await deleted(
           tx,
           sql`delete from idempotency_keys where scope = any(${texts(person.keys.map((key) => `usage:${key}`))})`,
@@ -398,10 +398,10 @@ export class PrivacyRequests {
     });
     for (const key of outcome.keys) await this.changed(key);
     if (outcome.keys.length > 0) {
-      // Attempts counted by requests that read the license before it went are written by the next flush: write them
-      // now and delete them with the rest. (Later attempts with the key are counted as an unknown key's: '' rows.)
+      // Attempts counted by requests that read the license before it went wait in memory: flushing them now finds
+      // the license gone and drops them (counters are keyed by license, decision 0045). Later attempts with the key
+      // count as an unknown key's, which names nobody.
       await this.flushCounters();
-      await deleted(this.db, sql`delete from validation_rollups where license_key = any(${texts(outcome.keys)})`);
     }
     return {
       erasure_id: outcome.erasureId,
