@@ -11,7 +11,8 @@ export { expect, type Locator, type Page } from "@playwright/test";
 export async function waitForPageReady(page: Page): Promise<void> {
   await page.waitForFunction(() => {
     const root = document.documentElement;
-    if (document.querySelector("script[data-island-entry]")) return root.dataset.islands === "ready";
+    // A content page says data-islands="pending" from its first byte, "ready" once every island has started.
+    if (root.dataset.islands) return root.dataset.islands === "ready";
     const app = document.querySelector('script[type="module"]');
     return app === null || root.dataset.hydrated === "true";
   });

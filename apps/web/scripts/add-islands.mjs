@@ -1,7 +1,11 @@
 // Gives a prerendered content page the islands it names (docs/decisions/0040). The page's HTML is final and
 // carries no React Router runtime; each interactive part says which island it needs with data-island="<name>".
-// Each named island becomes a module script (data-island-entry: app/islands/runtime.ts counts them to mark
-// the page ready), with a modulepreload for each chunk it imports, so nothing waits on a chain of imports.
+//
+// The page lists its islands in <script type="application/json" id="islands"> (entries and the chunks they import),
+// and a few bytes of inline script load them once the first frame has painted: the first paint waits for nothing
+// but the HTML and the stylesheet (a lab's simulated FCP counts every request started before it). Each entry is a
+// module script marked data-island-entry (app/islands/runtime.ts counts them), its chunks modulepreloaded alongside
+// so nothing waits on a chain of imports. <html data-islands="pending"> turns "ready" once every island started.
 
 const ENTRY = /^app\/islands\/([a-z-]+)\.ts$/;
 
@@ -29,26 +33,39 @@ export function islandEntries(viteManifest) {
 
 const ISLAND_ATTRIBUTE = /\sdata-island="([a-z-]+)"/g;
 const APP_RUNTIME = "window.__reactRouterContext";
+export const ISLANDS_DATA_ID = "islands";
 
 /** The island names a page's markup asks for, in the order they first appear (the markup inside <template>s too). */
 export function islandsNamed(html) {
   return [...new Set([...html.matchAll(ISLAND_ATTRIBUTE)].map((match) => match[1]))];
 }
 
+/** Loads the islands listed in #islands after the first frame has painted (classic script: runs where it stands). */
+const LOADER = `(function(){var d=document,l=JSON.parse(d.getElementById("${ISLANDS_DATA_ID}").textContent);function go(){l.preload.forEach(function(h){var e=d.createElement("link");e.rel="modulepreload";e.href=h;d.head.appendChild(e)});l.entries.forEach(function(x){var e=d.createElement("script");e.type="module";e.src=x.file;e.setAttribute("data-island-entry",x.name);d.head.appendChild(e)})}requestAnimationFrame(function(){setTimeout(go,0)})})();`;
+
+/** The islands a finished page loads, read back from it (tests, benchmarks). */
+export function islandsOf(html) {
+  const match = new RegExp(`<script type="application/json" id="${ISLANDS_DATA_ID}">([^<]*)</script>`).exec(html);
+  return match ? JSON.parse(match[1]) : null;
+}
+
 /**
- * Returns the page with its island scripts added before </head>, or null when it is not a content page (the
- * portal's app shell carries React Router's runtime and hydrates) or already has its islands. Throws when a page names an island that the
- * islands build did not produce: a typo must fail the build, not leave a dead button.
+ * Returns the page with its islands added, or null when it is not a content page (the portal's app shell carries
+ * React Router's runtime and hydrates) or already has them. Throws when a page names an island that the islands
+ * build did not produce: a typo must fail the build, not leave a dead button.
  */
 export function addIslands(html, manifest) {
-  if (html.includes(APP_RUNTIME) || html.includes("data-island-entry")) return null;
+  if (html.includes(APP_RUNTIME) || html.includes(`id="${ISLANDS_DATA_ID}"`)) return null;
   const names = islandsNamed(html);
   const missing = names.filter((name) => !manifest[name]);
   if (missing.length > 0) throw new Error(`no island named ${missing.join(", ")} (app/islands/<name>.ts)`);
-  const preloads = [...new Set(names.flatMap((name) => manifest[name].imports))];
-  const tags = [
-    ...preloads.map((href) => `<link rel="modulepreload" href="${href}"/>`),
-    ...names.map((name) => `<script type="module" src="${manifest[name].file}" data-island-entry="${name}"></script>`),
-  ].join("");
-  return html.replace("</head>", () => `${tags}</head>`);
+  if (names.length === 0) return html;
+  const list = {
+    entries: names.map((name) => ({ name, file: manifest[name].file })),
+    preload: [...new Set(names.flatMap((name) => manifest[name].imports))],
+  };
+  const tags = `<script type="application/json" id="${ISLANDS_DATA_ID}">${JSON.stringify(list)}</script><script>${LOADER}</script>`;
+  return html
+    .replace(/<html(\s|>)/, (_, after) => `<html data-islands="pending"${after}`)
+    .replace("</body>", () => `${tags}</body>`);
 }

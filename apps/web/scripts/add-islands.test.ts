@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs build script without type declarations
-import { addIslands, islandEntries, islandsNamed } from "./add-islands.mjs";
+import { addIslands, islandEntries, islandsNamed, islandsOf } from "./add-islands.mjs";
 
 const VITE_MANIFEST = {
   "_runtime-1.js": { file: "assets/islands/runtime-1.js" },
@@ -16,7 +16,8 @@ const VITE_MANIFEST = {
   "_react-6.js": { file: "assets/islands/react-6.js" },
 };
 
-const page = (body: string) => `<html><head><title>t</title></head><body>${body}</body></html>`;
+const page = (body: string) =>
+  `<!DOCTYPE html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
 
 describe("islands of a prerendered content page", () => {
   const entries = islandEntries(VITE_MANIFEST);
@@ -31,16 +32,23 @@ describe("islands of a prerendered content page", () => {
     });
   });
 
-  it("adds one module per island the markup names, preloading shared chunks once", () => {
+  it("lists one module per island the markup names, its shared chunks once, loaded after the first paint", () => {
     const html = addIslands(
       page('<header data-island="header"></header><button data-island="opener"></button><a data-island="opener"></a>'),
       entries,
     );
     expect(islandsNamed(html)).toEqual(["header", "opener"]);
-    const head = html.slice(0, html.indexOf("</head>"));
-    expect(head.match(/modulepreload/g)).toHaveLength(2);
-    expect(head).toContain('<script type="module" src="/assets/islands/header-3.js" data-island-entry="header">');
-    expect(head).toContain('<script type="module" src="/assets/islands/opener-4.js" data-island-entry="opener">');
+    expect(islandsOf(html)).toEqual({
+      entries: [
+        { name: "header", file: "/assets/islands/header-3.js" },
+        { name: "opener", file: "/assets/islands/opener-4.js" },
+      ],
+      preload: ["/assets/islands/storage-2.js", "/assets/islands/runtime-1.js"],
+    });
+    expect(html).toContain('<html data-islands="pending" lang="en">');
+    // Nothing in <head> competes with the stylesheet for the first paint.
+    expect(html.slice(0, html.indexOf("</head>"))).not.toMatch(/islands\//);
+    expect(html).toMatch(/requestAnimationFrame/);
     expect(html).not.toContain("signup-5.js");
     expect(html).not.toContain("react-6.js");
   });

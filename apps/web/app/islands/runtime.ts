@@ -1,7 +1,7 @@
 /**
  * The islands of a prerendered content page (docs/decisions/0040). The page ships no React Router runtime: its
  * HTML is final, and each interactive part carries `data-island="<name>"`. The build (scripts/finish-build.mjs)
- * adds a module script for each island named on the page, marked `data-island-entry`; each of those modules calls
+ * loads a module script for each island named on the page (after the first paint), marked `data-island-entry`; each calls
  * `island()` once. When all of them have run, <html data-islands="ready"> tells tests (and anyone debugging) that
  * every part of the page responds.
  */
