@@ -6,14 +6,14 @@
 import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
 import { EMAIL_SHAPE } from "@flotilla/contracts/signup";
 import { useQuery } from "@tanstack/react-query";
-import { Loader2, ShieldOff, UserPlus } from "lucide-react";
+import { ShieldOff, UserPlus } from "lucide-react";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
 import { type AdminEntry, adminErrorMessage, adminMeQuery, useAdminRoleMutations, useAdmins } from "./api";
 import { ReasonField, useReason } from "./license-action-dialog";
-import { ErrorNotice, Field, formatDateTime, inputClass, Loading, SectionHeader } from "./ui";
+import { ErrorNotice, Field, FormActions, formatDateTime, inputClass, Loading, SectionHeader } from "./ui";
 
 type Mutations = ReturnType<typeof useAdminRoleMutations>;
 
@@ -203,19 +203,7 @@ function GrantForm({
       </Field>
       <ReasonField {...reason.field} />
       {mutation.isError && <Banner tone="error">{adminErrorMessage(mutation.error)}</Banner>}
-      <div className="flex flex-wrap justify-end gap-2 pt-2">
-        <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={mutation.isPending}>
-          Cancel
-        </button>
-        <button type="submit" className={buttonClass("primary", "md")} disabled={mutation.isPending}>
-          {mutation.isPending ? (
-            <Loader2 className="size-4 animate-spin" aria-hidden="true" />
-          ) : (
-            <UserPlus className="size-4" aria-hidden="true" />
-          )}
-          Grant admin
-        </button>
-      </div>
+      <FormActions busy={mutation.isPending} onCancel={onClose} Icon={UserPlus} label="Grant admin" />
     </form>
   );
 }
@@ -247,19 +235,7 @@ function RevokeForm({
       </p>
       <ReasonField {...reason.field} />
       {mutation.isError && <Banner tone="error">{adminErrorMessage(mutation.error)}</Banner>}
-      <div className="flex flex-wrap justify-end gap-2 pt-2">
-        <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={mutation.isPending}>
-          Cancel
-        </button>
-        <button type="submit" className={buttonClass("danger", "md")} disabled={mutation.isPending}>
-          {mutation.isPending ? (
-            <Loader2 className="size-4 animate-spin" aria-hidden="true" />
-          ) : (
-            <ShieldOff className="size-4" aria-hidden="true" />
-          )}
-          Revoke admin
-        </button>
-      </div>
+      <FormActions busy={mutation.isPending} onCancel={onClose} Icon={ShieldOff} label="Revoke admin" tone="danger" />
     </form>
   );
 }

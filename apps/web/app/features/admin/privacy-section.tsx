@@ -12,7 +12,7 @@ import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
 import { adminErrorMessage, downloadPersonExport, useErasePerson } from "./api";
 import { ReasonField, useReason } from "./license-action-dialog";
-import { Field, inputClass, SectionHeader } from "./ui";
+import { Field, FormActions, inputClass, SectionHeader } from "./ui";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -204,19 +204,7 @@ function EraseForm({
       </p>
       <ReasonField {...reason.field} />
       {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}
-      <div className="flex flex-wrap justify-end gap-2 pt-2">
-        <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
-          Cancel
-        </button>
-        <button type="submit" className={buttonClass("danger", "md")} disabled={busy}>
-          {busy ? (
-            <Loader2 className="size-4 animate-spin" aria-hidden="true" />
-          ) : (
-            <Trash2 className="size-4" aria-hidden="true" />
-          )}
-          Erase person
-        </button>
-      </div>
+      <FormActions busy={busy} onCancel={onClose} Icon={Trash2} label="Erase person" tone="danger" />
     </form>
   );
 }

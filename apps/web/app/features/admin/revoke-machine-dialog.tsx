@@ -1,12 +1,11 @@
 /** An admin revokes a device: its slot is freed even while its license file works, recorded with a reason. */
-import { Loader2, ShieldOff } from "lucide-react";
+import { ShieldOff } from "lucide-react";
 import type { FormEvent } from "react";
 import { Banner } from "../../components/banner";
-import { buttonClass } from "../../components/button";
 import { Modal } from "../../components/modal";
 import { type AdminMachine, adminErrorMessage } from "./api";
 import { ReasonField, useReason } from "./license-action-dialog";
-import { formatDateTime } from "./ui";
+import { FormActions, formatDateTime } from "./ui";
 
 export function RevokeMachineDialog({
   machine,
@@ -70,19 +69,7 @@ function RevokeForm({
       </p>
       <ReasonField {...reason.field} />
       {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}
-      <div className="flex flex-wrap justify-end gap-2 pt-2">
-        <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
-          Cancel
-        </button>
-        <button type="submit" className={buttonClass("danger", "md")} disabled={busy}>
-          {busy ? (
-            <Loader2 className="size-4 animate-spin" aria-hidden="true" />
-          ) : (
-            <ShieldOff className="size-4" aria-hidden="true" />
-          )}
-          Revoke device
-        </button>
-      </div>
+      <FormActions busy={busy} onCancel={onClose} Icon={ShieldOff} label="Revoke device" tone="danger" />
     </form>
   );
 }

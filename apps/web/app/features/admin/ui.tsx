@@ -1,5 +1,5 @@
 /** Small building blocks shared by the console's sections: fields, tables, "Load more", confirmations. */
-import { Download, Loader2 } from "lucide-react";
+import { Download, Loader2, type LucideIcon } from "lucide-react";
 import { type ReactNode, useId, useState } from "react";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
@@ -319,4 +319,35 @@ export function useCsvExport(download: () => Promise<void>, errorMessage: (error
     </div>
   ) : null;
   return { button, notice };
+}
+
+/** A dialog form's Cancel and submit buttons; the submit shows a spinner and both wait while the request runs. */
+export function FormActions({
+  busy,
+  onCancel,
+  Icon,
+  label,
+  tone = "primary",
+}: {
+  busy: boolean;
+  onCancel: () => void;
+  Icon: LucideIcon;
+  label: string;
+  tone?: "primary" | "danger";
+}) {
+  return (
+    <div className="flex flex-wrap justify-end gap-2 pt-2">
+      <button type="button" className={buttonClass("ghost", "md")} onClick={onCancel} disabled={busy}>
+        Cancel
+      </button>
+      <button type="submit" className={buttonClass(tone, "md")} disabled={busy}>
+        {busy ? (
+          <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+        ) : (
+          <Icon className="size-4" aria-hidden="true" />
+        )}
+        {label}
+      </button>
+    </div>
+  );
 }
