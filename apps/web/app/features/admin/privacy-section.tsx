@@ -4,6 +4,7 @@
  * says what happens, with a reason kept in the audit log.
  */
 import { AUDIT_LOG_NOTE, type PersonErasure } from "@flotilla/contracts/admin";
+import { EMAIL_SHAPE } from "@flotilla/contracts/email";
 import { Download, Loader2, Trash2 } from "lucide-react";
 import { type FormEvent, useState } from "react";
 import { useSearchParams } from "react-router";
@@ -13,8 +14,6 @@ import { Modal } from "../../components/modal";
 import { adminErrorMessage, downloadPersonExport, useErasePerson } from "./api";
 import { ReasonField, useReason } from "./license-action-dialog";
 import { Field, FormActions, inputClass, SectionHeader } from "./ui";
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function PrivacySection() {
   const [params] = useSearchParams();
@@ -28,7 +27,7 @@ export function PrivacySection() {
 
   function address(): string | null {
     const trimmed = email.trim();
-    if (!EMAIL.test(trimmed)) {
+    if (!EMAIL_SHAPE.test(trimmed)) {
       setProblem("Enter the person's email address.");
       return null;
     }
