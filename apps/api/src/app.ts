@@ -24,6 +24,8 @@ import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/ide
 import { registerAuthRoutes } from "./modules/auth/routes";
 import { AuthService } from "./modules/auth/service";
 import { CustomerLicenses } from "./modules/licenses/customer-licenses";
+import { runningExecutionCount } from "./modules/licenses/execution-queries";
+import { ExecutionsService } from "./modules/licenses/executions-service";
 import { LicenseCache } from "./modules/licenses/license-cache";
 import { LicenseInvalidation } from "./modules/licenses/license-invalidation";
 import { LicensingService } from "./modules/licenses/licensing-service";
@@ -164,6 +166,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     cache: () => licensingForMetrics?.cache.stats ?? { hits: 0, misses: 0 },
     redisCircuit: () => (redis ? redisGate.breaker.state : null),
     changeChannels: () => invalidationForReadiness?.channels() ?? { postgres: "off", redis: "off" },
+    runningExecutions: () => runningExecutionCount(database.db, new Date()),
   });
   await registerOpenApi(app, { publicOrigin: config.publicOrigin });
   await app.register(compress, { threshold: 1024 });
@@ -264,8 +267,16 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     (licenseKey) => licensing.changed(licenseKey),
     () => licensing.recorder.flush(),
   );
+  const executions = new ExecutionsService(
+    database.db,
+    licensing,
+    (licenseKey) => licensing.changed(licenseKey),
+    metrics.executionRefused,
+  );
+  // A flush wrote machines' last-seen times: live dashboards of those licenses refresh (decision 0048).
+  licensing.recorder.onSeen = (licenseIds) => void invalidation.seen(licenseIds);
   app.decorate("licensing", licensing);
-  registerLicensingRoutes(app, { licensing, customers, signer, auth, config, metrics });
+  registerLicensingRoutes(app, { licensing, customers, executions, signer, auth, config, metrics });
 
   const adminRoles = new AdminRoles(database.db, config.adminEmails);
   const urlPolicy = allows(config, "webhooksToThisNetwork") ? ("development" as const) : ("production" as const);

@@ -43,6 +43,14 @@ export const EVENT_TYPES = {
   "machine.restored": { webhook: true, description: "The owner allowed a removed machine back." },
   "machine.deactivated": { webhook: true, description: "The desktop app released its machine's slot." },
   "machine.culled": { webhook: true, description: "A machine unseen for too long was released." },
+  "execution.refused": {
+    webhook: false,
+    description: "An execution was refused because the license ran its plan's limit of concurrent executions.",
+  },
+  "execution.ended": {
+    webhook: true,
+    description: "The license's owner or an admin ended a running execution.",
+  },
   "person.exported": {
     webhook: false,
     description: "An admin exported what the service holds about a person (a privacy request).",

@@ -175,6 +175,25 @@ export const RefusedActivationSchema = z.object({
 });
 export type RefusedActivation = z.infer<typeof RefusedActivationSchema>;
 
+/** What the dashboard shows per license: what runs now, on which device, since when (decision 0048). */
+export const LicenseExecutionsSchema = z.object({
+  /** The tier's limit of concurrent executions; null when unlimited. */
+  limit: z.number().int().nullable(),
+  running: z.array(
+    z.object({
+      id: z.string(),
+      machine_id: z.string(),
+      display_id: z.string(),
+      machine_name: z.string().nullable(),
+      feature: z.string(),
+      started_at: z.string(),
+      last_heartbeat_at: z.string(),
+      expires_at: z.string(),
+    }),
+  ),
+});
+export type LicenseExecutions = z.infer<typeof LicenseExecutionsSchema>;
+
 export const LicenseSchema = z.object({
   id: z.string(),
   license_key: z.string(),
@@ -192,6 +211,8 @@ export const LicenseSchema = z.object({
   previous_key_valid_until: z.string().nullable(),
   /** The owner's consent to license files for offline machines (off by default; decision 0036). */
   offline_files_allowed: z.boolean(),
+  /** Executions running now, across the license's devices. */
+  executions: LicenseExecutionsSchema,
 });
 export type License = z.infer<typeof LicenseSchema>;
 

@@ -295,6 +295,33 @@ export const validationRollups = pgTable(
   ],
 );
 
+/**
+ * Execution leases (decision 0048): one per running execution, kept alive by heartbeats. Running = not ended, not
+ * expired, on a machine that holds a slot; capped per license by the tier (contracts/executions.ts). Counted once as
+ * an execution in the usage figures when it ends.
+ */
+export const executionLeases = pgTable(
+  "execution_leases",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    licenseId: uuid("license_id")
+      .notNull()
+      .references(() => licenses.id, { onDelete: "cascade" }),
+    machineId: text("machine_id").notNull(),
+    feature: text("feature").notNull().default(""),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+    lastHeartbeatAt: timestamp("last_heartbeat_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    endReason: text("end_reason"),
+  },
+  (table) => [
+    index("execution_leases_open_idx").on(table.licenseId, table.expiresAt).where(sql`ended_at IS NULL`),
+    index("execution_leases_open_expiry_idx").on(table.expiresAt).where(sql`ended_at IS NULL`),
+    index("execution_leases_license_started_idx").on(table.licenseId, table.startedAt),
+  ],
+);
+
 /** Every usage report as received (the audit trail); the rollup below is what queries read. */
 export const usageReports = pgTable(
   "usage_reports",

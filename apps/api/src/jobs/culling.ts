@@ -5,6 +5,7 @@
  * instance once its transaction has committed.
  */
 import { recordEvent } from "../modules/events/record";
+import { sweepExpiredExecutions } from "../modules/licenses/execution-queries";
 import { cullSilentMachines } from "../modules/licenses/queries";
 import type { Job } from "./scheduler";
 
@@ -27,8 +28,10 @@ export function cullingJob(changed: (licenseKey: string) => Promise<void>): Job 
           after: { status: "inactive", silent_since: machine.silentSince.toISOString() },
         }),
       );
-      pending = keys;
-      return { culled, forgotten };
+      // Execution leases silent past their revival window end here, and count (decision 0048).
+      const swept = await sweepExpiredExecutions(tx, now);
+      pending = [...new Set([...keys, ...swept])];
+      return { culled, forgotten, executionsEnded: swept.length };
     },
     async afterCommit() {
       const keys = pending;

@@ -16,6 +16,8 @@ export class HttpProblem extends Error {
     readonly code?: string,
     /** Sent as Retry-After (seconds), e.g. when a daily cap frees up. */
     readonly retryAfterSeconds?: number,
+    /** More of the answer, beside success, error and code (e.g. who holds the executions of a refused start). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -25,7 +27,9 @@ export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpProblem) {
       if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
-      return reply.code(error.statusCode).send({ success: false, error: error.message, code: error.code });
+      return reply
+        .code(error.statusCode)
+        .send({ ...error.details, success: false, error: error.message, code: error.code });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const first = error.validation[0];

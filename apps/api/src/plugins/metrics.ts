@@ -20,12 +20,15 @@ export interface MetricsSources {
   redisCircuit: () => CircuitState | null;
   /** Whether license changes arrive on each channel (license-invalidation.ts). */
   changeChannels: () => Record<"postgres" | "redis", "ok" | "down" | "off">;
+  /** Executions running now across the service (a bounded count in the database, read when scraped). */
+  runningExecutions: () => Promise<number>;
 }
 
 export interface Metrics {
   validation(code: string): void;
   flush(seconds: number, ok: boolean): void;
   redisFallback(): void;
+  executionRefused(): void;
 }
 
 /** Counts kept elsewhere, exposed as Prometheus counters (their value is read when scraped). */
@@ -133,6 +136,24 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources): 
     },
   });
 
+  new client.Gauge({
+    name: "flotilla_executions_running",
+    help: "Executions holding a lease right now, across every instance (the same figure from each; decision 0048)",
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await sources.runningExecutions());
+      } catch {
+        // The database did not answer: the gauge is left out of this scrape rather than failing it.
+      }
+    },
+  });
+  const executionRefusals = new client.Counter({
+    name: "flotilla_execution_refusals_total",
+    help: "Execution starts (and revivals) refused by this instance because the license ran its limit (EXECUTION_LIMIT)",
+    registers: [registry],
+  });
+
   app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";
     requests.observe(
@@ -152,5 +173,6 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources): 
     validation: (code) => validations.inc({ code }),
     flush: (seconds, ok) => flushes.observe({ outcome: ok ? "ok" : "failed" }, seconds),
     redisFallback: () => fallbacks.inc(),
+    executionRefused: () => executionRefusals.inc(),
   };
 }

@@ -47,6 +47,8 @@ export class AttemptRecorder {
   private oldestPendingAt: number | null = null;
   /** Told how long each flush took and whether it worked (metrics). */
   onFlush: ((seconds: number, ok: boolean) => void) | null = null;
+  /** Told which licenses' machines were seen, once their last-seen times are written (the live dashboard). */
+  onSeen: ((licenseIds: string[]) => void) | null = null;
 
   constructor(
     private readonly db: Database,
@@ -144,6 +146,7 @@ export class AttemptRecorder {
       }
       try {
         await touchLastSeen(this.db, seen);
+        if (seen.length > 0) this.onSeen?.([...new Set(seen.map((row) => row.licenseId))]);
       } catch (error) {
         ok = false;
         for (const row of seen)

@@ -7,6 +7,7 @@ import { HttpProblem } from "../../plugins/errors";
 import type { CustomerRow } from "../auth/queries";
 import { recordEvent } from "../events/record";
 import { utcDay } from "./attempt-recorder";
+import { runningExecutions } from "./execution-queries";
 import { displayIdFor, generateLicenseKey, normalizeLicenseKey } from "./keys";
 import * as q from "./queries";
 
@@ -25,11 +26,12 @@ const MOST_USED_FEATURES = 5;
 const MAX_MACHINE_STATS = 100;
 
 type RefusalRow = Awaited<ReturnType<typeof q.refusalsOf>>[number];
+type RunningRow = Awaited<ReturnType<typeof runningExecutions>>[number];
 
 function licenseView(
   row: q.LicenseRow,
   primaryMachine: string | null,
-  extras: { refusals?: RefusalRow[]; previousKeyValidUntil?: Date | undefined } = {},
+  extras: { refusals?: RefusalRow[]; previousKeyValidUntil?: Date | undefined; running?: RunningRow[] } = {},
 ) {
   return {
     id: row.id,
@@ -51,6 +53,19 @@ function licenseView(
     })),
     previous_key_valid_until: extras.previousKeyValidUntil?.toISOString() ?? null,
     offline_files_allowed: row.offlineFilesAllowed,
+    executions: {
+      limit: tierById(row.tier)?.features.maxConcurrentExecutions ?? null,
+      running: (extras.running ?? []).map((lease) => ({
+        id: lease.id,
+        machine_id: lease.machineId,
+        display_id: lease.displayId,
+        machine_name: lease.machineName,
+        feature: lease.feature,
+        started_at: lease.startedAt.toISOString(),
+        last_heartbeat_at: lease.lastHeartbeatAt.toISOString(),
+        expires_at: lease.expiresAt.toISOString(),
+      })),
+    },
   };
 }
 
@@ -68,12 +83,13 @@ export class CustomerLicenses {
     const rows = await q.licensesOfCustomer(this.db, customer.id);
     const ids = rows.map((row) => row.license.id);
     const now = new Date();
-    const [total, month, features, refusals, graces] = await Promise.all([
+    const [total, month, features, refusals, graces, running] = await Promise.all([
       q.executionsSince(this.db, ids, null),
       q.executionsSince(this.db, ids, `${now.toISOString().slice(0, 7)}-01`),
       q.topFeatures(this.db, ids, MOST_USED_FEATURES),
       q.refusalsOf(this.db, ids),
       q.previousKeyGrace(this.db, ids, now),
+      runningExecutions(this.db, ids, now),
     ]);
     const capacity = rows
       .filter((row) => row.license.status === "active")
@@ -84,6 +100,7 @@ export class CustomerLicenses {
         licenseView(row.license, row.primaryMachine, {
           refusals: refusals.filter((refusal) => refusal.licenseId === row.license.id),
           previousKeyValidUntil: graces.get(row.license.id),
+          running: running.filter((lease) => lease.licenseId === row.license.id),
         }),
       ),
       usage_analytics: {
@@ -126,6 +143,11 @@ export class CustomerLicenses {
     if (!row) throw new HttpProblem(409, LICENSE_ERRORS.duplicate, "LICENSE_EXISTS");
     await this.changed(licenseKey);
     return licenseView(row, null);
+  }
+
+  /** One of the customer's licenses; someone else's key and an unknown key both answer 404. */
+  ownedOrNotFound(customer: CustomerRow, licenseKey: string) {
+    return this.owned(customer, licenseKey);
   }
 
   private async owned(customer: CustomerRow, licenseKey: string) {

@@ -27,18 +27,47 @@ import { LICENSE_CACHE_FALLBACK_TTL_MS, LICENSE_CACHE_LOCAL_TTL_MS, LICENSE_CACH
 export const LICENSE_CHANGED_CHANNEL = "flotilla:license-changed";
 
 /**
- * A PostgreSQL message says who sent it: "<sender> <license key>" (keys hold no spaces). The sender ignores its own
- * echo — it forgot the key when it made the change — so that a late echo does not empty the cache a moment later.
+ * What travels on the channel (keys and ids hold no spaces):
+ *   - a change: "<license key>" — every cache forgets the license, every live dashboard of its owner refreshes;
+ *   - activity: "seen <license id>,<license id>…" — machines' heartbeats were written; live dashboards refresh, caches
+ *     keep the licenses.
+ * A PostgreSQL message is prefixed with its sender, "<sender> …": the sender ignores its own echo (it forgot the key
+ * when it made the change) so that a late echo does not empty the cache a moment later.
  */
-function feedMessage(sender: string, licenseKey: string): string {
-  return `${sender} ${licenseKey}`;
+export type LicenseSignal = { kind: "changed"; licenseKey: string } | { kind: "seen"; licenseIds: string[] };
+
+/** Ids per "seen" message: one flush's worth in a few messages, each well under NOTIFY's 8000-byte payload. */
+const SEEN_IDS_PER_MESSAGE = 150;
+
+const SEEN = "seen";
+
+function signalText(signal: LicenseSignal): string {
+  return signal.kind === "changed" ? signal.licenseKey : `${SEEN} ${signal.licenseIds.join(",")}`;
 }
 
-function readFeedMessage(payload: string): { sender: string | null; licenseKey: string } {
+function readSignal(text: string): LicenseSignal | null {
+  const [first, second, extra] = text.split(" ");
+  if (!first || extra !== undefined) return null;
+  if (second === undefined) return { kind: "changed", licenseKey: first };
+  return first === SEEN ? { kind: "seen", licenseIds: second.split(",").filter(Boolean) } : null;
+}
+
+function feedMessage(sender: string, signal: LicenseSignal): string {
+  return `${sender} ${signalText(signal)}`;
+}
+
+function readFeedMessage(payload: string): { sender: string | null; signal: LicenseSignal | null } {
   const space = payload.indexOf(" ");
   return space === -1
-    ? { sender: null, licenseKey: payload }
-    : { sender: payload.slice(0, space), licenseKey: payload.slice(space + 1) };
+    ? { sender: null, signal: readSignal(payload) }
+    : { sender: payload.slice(0, space), signal: readSignal(payload.slice(space + 1)) };
+}
+
+/** Told of every signal, from this instance or another (possibly twice: both channels carry it), and of gaps. */
+export interface SignalListener {
+  signal(signal: LicenseSignal): void;
+  /** Signals may have been missed (a channel went down or came back): whoever listens should re-read. */
+  gap(): void;
 }
 
 export type ChannelState = "ok" | "down" | "off";
@@ -53,6 +82,7 @@ export class LicenseInvalidation {
   private readonly feed: ChangeFeed | null;
   /** This process's name on the feed. */
   private readonly sender = randomUUID();
+  private readonly listeners = new Set<SignalListener>();
 
   constructor(
     private readonly cache: LicenseCache,
@@ -68,28 +98,35 @@ export class LicenseInvalidation {
   ) {
     const feedHandlers: FeedHandlers = {
       message: (payload) => {
-        const { sender, licenseKey } = readFeedMessage(payload);
-        if (sender !== this.sender) cache.invalidate(licenseKey);
+        const { sender, signal } = readFeedMessage(payload);
+        if (!signal || sender === this.sender) return;
+        this.heard(signal);
       },
       up: () => {
         cache.clear();
+        this.gap();
         log.info({}, "license change feed (PostgreSQL) listening");
       },
       down: (error) => {
         cache.clear();
+        this.gap();
         log.warn({ err: error }, "license change feed (PostgreSQL) lost: cache entries live a second until it is back");
       },
     };
     this.feed = peers.database.listen(LICENSE_CHANGED_CHANNEL, feedHandlers);
     const subscriber = peers.subscriber;
     if (!subscriber) return;
-    subscriber.on("message", (_channel: string, licenseKey: string) => cache.invalidate(licenseKey));
+    subscriber.on("message", (_channel: string, text: string) => {
+      const signal = readSignal(text);
+      if (signal) this.heard(signal);
+    });
     // Every (re)connection: subscribe, then (where Redis decides) forget everything cached meanwhile.
     subscriber.on("ready", () => {
       subscriber.subscribe(LICENSE_CHANGED_CHANNEL).then(
         () => {
           this.subscribed = true;
           if (!this.feed) cache.clear();
+          this.gap();
         },
         (error: unknown) => log.warn({ err: error }, "subscribing to license changes failed"),
       );
@@ -98,6 +135,22 @@ export class LicenseInvalidation {
       if (this.subscribed && !this.feed) cache.clear();
       this.subscribed = false;
     });
+  }
+
+  /** A signal from another instance (or this one's Redis echo). */
+  private heard(signal: LicenseSignal) {
+    if (signal.kind === "changed") this.cache.invalidate(signal.licenseKey);
+    for (const listener of this.listeners) listener.signal(signal);
+  }
+
+  private gap() {
+    for (const listener of this.listeners) listener.gap();
+  }
+
+  /** Hears every signal, from this instance and the others (the live dashboard's stream). Returns the unsubscribe. */
+  listen(listener: SignalListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Whether changes made by other instances reach this one by message: the deciding channel's state. */
@@ -129,18 +182,28 @@ export class LicenseInvalidation {
 
   /** A license changed (call after the change committed): forget it here now, everywhere else by message. */
   async changed(licenseKey: string): Promise<void> {
-    this.cache.invalidate(licenseKey);
+    await this.announce({ kind: "changed", licenseKey });
+  }
+
+  /** These licenses' machines were seen (their last-seen times are written): live dashboards refresh, caches keep them. */
+  async seen(licenseIds: string[]): Promise<void> {
+    for (let at = 0; at < licenseIds.length; at += SEEN_IDS_PER_MESSAGE) {
+      await this.announce({ kind: "seen", licenseIds: licenseIds.slice(at, at + SEEN_IDS_PER_MESSAGE) });
+    }
+  }
+
+  private async announce(signal: LicenseSignal): Promise<void> {
+    this.heard(signal);
+    const text = signalText(signal);
     await Promise.all([
-      this.peers.database
-        .notify(LICENSE_CHANGED_CHANNEL, feedMessage(this.sender, licenseKey))
-        .catch((error: unknown) => {
-          this.log.warn({ err: error, licenseKey }, "announcing a license change in PostgreSQL failed");
-        }),
+      this.peers.database.notify(LICENSE_CHANGED_CHANNEL, feedMessage(this.sender, signal)).catch((error: unknown) => {
+        this.log.warn({ err: error, signal: signal.kind }, "announcing a license change in PostgreSQL failed");
+      }),
       this.peers.redis.redis
         ? this.peers.redis
-            .run((redis) => redis.publish(LICENSE_CHANGED_CHANNEL, licenseKey))
+            .run((redis) => redis.publish(LICENSE_CHANGED_CHANNEL, text))
             .catch((error: unknown) => {
-              this.log.warn({ err: error, licenseKey }, "publishing a license change in Redis failed");
+              this.log.warn({ err: error, signal: signal.kind }, "publishing a license change in Redis failed");
             })
         : undefined,
     ]);
@@ -168,7 +231,7 @@ export async function announceLicenseChange(
 ): Promise<boolean> {
   const notified =
     database.kind === "postgres" &&
-    (await database.notify(LICENSE_CHANGED_CHANNEL, feedMessage("admin-cli", licenseKey)).then(
+    (await database.notify(LICENSE_CHANGED_CHANNEL, feedMessage("admin-cli", { kind: "changed", licenseKey })).then(
       () => true,
       () => false,
     ));

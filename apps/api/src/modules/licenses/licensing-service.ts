@@ -104,6 +104,16 @@ export class LicensingService {
     return state;
   }
 
+  /** The license a key names now (cached; a rotated key in its grace names its license), or null. */
+  resolve(licenseKey: string): Promise<q.LicenseState | null> {
+    return this.state(licenseKey);
+  }
+
+  /** SUSPENDED or EXPIRED when the license is not in force, else null. */
+  blockedCode(license: q.LicenseRow, now: Date): LicenseCode | null {
+    return this.codeFor(license, now);
+  }
+
   private codeFor(license: q.LicenseRow, now: Date): LicenseCode | null {
     if (license.status === "suspended") return "SUSPENDED";
     if (license.status === "expired" || (license.expiresAt && license.expiresAt <= now)) return "EXPIRED";

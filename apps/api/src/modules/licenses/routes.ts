@@ -38,6 +38,8 @@ import { keyedLimit } from "../../plugins/rate-limit";
 import type { AuthService } from "../auth/service";
 import { signAnswers } from "./answer-signing";
 import type { CustomerLicenses } from "./customer-licenses";
+import { registerExecutionRoutes } from "./execution-routes";
+import type { ExecutionsService } from "./executions-service";
 import { normalizeLicenseKey } from "./keys";
 import type { LicensingService } from "./licensing-service";
 import type { LicenseSigner } from "./signing";
@@ -66,6 +68,7 @@ export function registerLicensingRoutes(
   deps: {
     licensing: LicensingService;
     customers: CustomerLicenses;
+    executions: ExecutionsService;
     signer: LicenseSigner;
     auth: AuthService;
     config: Config;
@@ -285,6 +288,15 @@ export function registerLicensingRoutes(
   // ── Customer API ──
   const guard = requireSession(deps.auth);
   const customerLimit = { max: config.rateLimits.perMinute, timeWindow: "1 minute" };
+
+  registerExecutionRoutes(app, {
+    executions: deps.executions,
+    customers,
+    desktop,
+    signedNote,
+    guard,
+    customerLimit,
+  });
 
   api.get(
     "/api/customer/dashboard",

@@ -31,6 +31,7 @@ const LICENSE: License = {
   refused_activations: [],
   previous_key_valid_until: null,
   offline_files_allowed: false,
+  executions: { limit: 1, running: [] },
 };
 
 function dashboardData(overrides: Partial<DashboardData> = {}): DashboardData {

@@ -29,6 +29,7 @@ const LICENSE: License = {
   refused_activations: [],
   previous_key_valid_until: null,
   offline_files_allowed: false,
+  executions: { limit: 1, running: [] },
 };
 
 function Harness({ onCreated }: { onCreated: (license: License) => void }) {

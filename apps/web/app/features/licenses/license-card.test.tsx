@@ -25,6 +25,7 @@ const BASE: License = {
   refused_activations: [],
   previous_key_valid_until: null,
   offline_files_allowed: false,
+  executions: { limit: 1, running: [] },
 };
 
 function renderCard(license: License, onChanged?: () => void) {

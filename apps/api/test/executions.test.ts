@@ -1,0 +1,242 @@
+/**
+ * Execution leases (issue 26, decision 0048): a free license runs one execution at a time across all of its machines;
+ * a refusal names who holds it; a silent lease frees itself; an ended one counts once in the usage figures.
+ */
+import { EXECUTION_CODES, EXECUTION_RULES, executionExpiresAfterSeconds } from "@flotilla/contracts/executions";
+import { SIGNATURE_HEADER } from "@flotilla/contracts/seats";
+import { sql } from "drizzle-orm";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cullingJob } from "../src/jobs/culling";
+import { bearer, licensedCustomer } from "./helpers/licensed-customer";
+import { createTestApp } from "./helpers/test-app";
+
+let app: FastifyInstance;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  ({ app, close } = await createTestApp({ backgroundJobs: false }));
+});
+afterAll(() => close());
+
+const post = (url: string, payload: Record<string, unknown>) => app.inject({ method: "POST", url, payload });
+
+async function bind(key: string, machine: string, name = machine) {
+  const answer = await post("/api/license/validate", { license_key: key, machine_id: machine, machine_name: name });
+  expect(answer.json().data.code).toBe("VALID");
+}
+
+const start = (key: string, machine: string, feature?: string) =>
+  post("/api/license/executions", { license_key: key, machine_id: machine, ...(feature ? { feature } : {}) });
+const heartbeat = (key: string, machine: string, id: string) =>
+  post(`/api/license/executions/${id}/heartbeat`, { license_key: key, machine_id: machine });
+const end = (key: string, machine: string, id: string) =>
+  post(`/api/license/executions/${id}/end`, { license_key: key, machine_id: machine });
+
+async function dashboard(token: string) {
+  const answer = await app.inject({ method: "GET", url: "/api/customer/dashboard", headers: bearer(token) });
+  return answer.json().data;
+}
+
+/** Time passes for a lease: its last heartbeat and expiry move this many seconds into the past. */
+async function age(id: string, seconds: number) {
+  await app.database.db.execute(sql`
+    update execution_leases set
+      started_at = started_at - make_interval(secs => ${seconds}),
+      last_heartbeat_at = last_heartbeat_at - make_interval(secs => ${seconds}),
+      expires_at = expires_at - make_interval(secs => ${seconds})
+    where id = ${id}`);
+}
+
+async function auditTypes(licenseKey: string): Promise<string[]> {
+  const result = (await app.database.db.execute(sql`
+    select a.type from audit_events a join licenses l on l.id = a.license_id
+    where l.license_key = ${licenseKey} order by a.occurred_at`)) as unknown as { rows: { type: string }[] };
+  return result.rows.map((row) => row.type);
+}
+
+describe("execution leases on a free license (one concurrent execution)", () => {
+  it("runs one execution across machines, refuses the second with who holds it, and frees it on end", async () => {
+    const { token, key } = await licensedCustomer(app, "exec-limit");
+    await bind(key, "exec-machine-a", "Studio Mac");
+    await bind(key, "exec-machine-b", "Laptop");
+
+    const first = await start(key, "exec-machine-a", "code-review");
+    expect(first.statusCode).toBe(200);
+    expect(first.headers[SIGNATURE_HEADER]).toMatch(/signature="/);
+    const lease = first.json().data;
+    expect(lease).toMatchObject({ running: 1, limit: 1, revived: false });
+    expect(lease.execution.heartbeat_interval_seconds).toBe(EXECUTION_RULES.heartbeatIntervalSeconds);
+    const expiresIn = (Date.parse(lease.execution.expires_at) - Date.parse(lease.execution.started_at)) / 1000;
+    expect(expiresIn).toBe(executionExpiresAfterSeconds());
+
+    const second = await start(key, "exec-machine-b");
+    expect(second.statusCode).toBe(409);
+    expect(second.headers[SIGNATURE_HEADER]).toMatch(/signature="/);
+    const refusal = second.json();
+    expect(refusal).toMatchObject({ success: false, code: EXECUTION_CODES.limit, limit: 1 });
+    expect(refusal.error).toContain("1 concurrent execution at once");
+    expect(refusal.running).toEqual([
+      expect.objectContaining({ machine_name: "Studio Mac", started_at: lease.execution.started_at }),
+    ]);
+    expect(refusal.oldest_expires_at).toBe(lease.execution.expires_at);
+    // The same machine cannot run a second one either.
+    expect((await start(key, "exec-machine-a")).statusCode).toBe(409);
+    expect(await auditTypes(key)).toContain("execution.refused");
+
+    const running = (await dashboard(token)).licenses[0].executions;
+    expect(running.limit).toBe(1);
+    expect(running.running).toEqual([
+      expect.objectContaining({ id: lease.execution.id, machine_name: "Studio Mac", feature: "code-review" }),
+    ]);
+
+    const before = (await dashboard(token)).usage_analytics.total_executions;
+    const ended = await end(key, "exec-machine-a", lease.execution.id);
+    expect(ended.statusCode).toBe(200);
+    expect(ended.json().data).toMatchObject({ ended: true, end_reason: "completed" });
+    // Idempotent, and counted once.
+    expect((await end(key, "exec-machine-a", lease.execution.id)).json().data.end_reason).toBe("completed");
+    const after = await dashboard(token);
+    expect(after.usage_analytics.total_executions).toBe(before + 1);
+    expect(after.usage_analytics.most_used_features).toContain("code-review");
+    expect(after.licenses[0].executions.running).toEqual([]);
+
+    expect((await start(key, "exec-machine-b")).statusCode).toBe(200);
+  });
+
+  it("keeps a lease alive with heartbeats; a silent one frees its slot and is revived only while one is free", async () => {
+    const { key } = await licensedCustomer(app, "exec-silent");
+    await bind(key, "silent-a");
+    await bind(key, "silent-b");
+    const a = (await start(key, "silent-a")).json().data.execution;
+
+    await age(a.id, 20);
+    const kept = await heartbeat(key, "silent-a", a.id);
+    expect(kept.statusCode).toBe(200);
+    expect(kept.json().data.revived).toBe(false);
+    expect(Date.parse(kept.json().data.execution.expires_at)).toBeGreaterThan(Date.parse(a.expires_at) - 20_000);
+
+    // Silent past its interval plus the drift allowance: it no longer counts, and another machine may run.
+    await age(a.id, executionExpiresAfterSeconds() + 1);
+    const b = await start(key, "silent-b");
+    expect(b.statusCode).toBe(200);
+    // A comes back within the revival window while B runs: refused, naming B.
+    const back = await heartbeat(key, "silent-a", a.id);
+    expect(back.statusCode).toBe(409);
+    expect(back.json().code).toBe(EXECUTION_CODES.limit);
+    // B finishes: A is revived.
+    await end(key, "silent-b", b.json().data.execution.id);
+    const revived = await heartbeat(key, "silent-a", a.id);
+    expect(revived.statusCode).toBe(200);
+    expect(revived.json().data.revived).toBe(true);
+
+    // Silent past the revival window too: it has ended for good.
+    await age(a.id, executionExpiresAfterSeconds() + EXECUTION_RULES.revivalWindowSeconds + 1);
+    const gone = await heartbeat(key, "silent-a", a.id);
+    expect(gone.statusCode).toBe(410);
+    expect(gone.json().code).toBe(EXECUTION_CODES.ended);
+  });
+
+  it("the sweep ends leases silent past their revival window and counts each once", async () => {
+    const { token, key } = await licensedCustomer(app, "exec-sweep");
+    await bind(key, "sweep-a");
+    const a = (await start(key, "sweep-a", "batch-run")).json().data.execution;
+    await age(a.id, executionExpiresAfterSeconds() + EXECUTION_RULES.revivalWindowSeconds + 5);
+    const before = (await dashboard(token)).usage_analytics.total_executions;
+    const job = cullingJob((licenseKey) => app.licensing.changed(licenseKey));
+    const outcome = await app.jobs.runNow(job);
+    expect(outcome?.ran).toBe(true);
+    expect((await dashboard(token)).usage_analytics.total_executions).toBe(before + 1);
+    await app.jobs.runNow(job);
+    expect((await dashboard(token)).usage_analytics.total_executions).toBe(before + 1);
+    expect((await heartbeat(key, "sweep-a", a.id)).statusCode).toBe(410);
+  });
+
+  it("a removed machine frees its executions at once", async () => {
+    const { token, key } = await licensedCustomer(app, "exec-removed");
+    await bind(key, "removed-a");
+    await bind(key, "removed-b");
+    const a = (await start(key, "removed-a")).json().data.execution;
+    expect((await start(key, "removed-b")).statusCode).toBe(409);
+    const removed = await app.inject({
+      method: "DELETE",
+      url: `/api/license/machines/${key}/removed-a`,
+      headers: bearer(token),
+    });
+    expect(removed.statusCode).toBe(200);
+    expect((await start(key, "removed-b")).statusCode).toBe(200);
+    expect((await heartbeat(key, "removed-a", a.id)).statusCode).toBe(403);
+  });
+
+  it("the owner ends a running execution; its app hears it at its next heartbeat; nobody else can", async () => {
+    const owner = await licensedCustomer(app, "exec-owner");
+    const stranger = await licensedCustomer(app, "exec-stranger");
+    await bind(owner.key, "owner-a");
+    const a = (await start(owner.key, "owner-a")).json().data.execution;
+
+    const theirs = await app.inject({
+      method: "DELETE",
+      url: `/api/customer/licenses/${owner.key}/executions/${a.id}`,
+      headers: bearer(stranger.token),
+    });
+    expect(theirs.statusCode).toBe(404);
+    const wrongLicense = await app.inject({
+      method: "DELETE",
+      url: `/api/customer/licenses/${stranger.key}/executions/${a.id}`,
+      headers: bearer(stranger.token),
+    });
+    expect(wrongLicense.statusCode).toBe(404);
+
+    const ended = await app.inject({
+      method: "DELETE",
+      url: `/api/customer/licenses/${owner.key}/executions/${a.id}`,
+      headers: bearer(owner.token),
+    });
+    expect(ended.statusCode).toBe(200);
+    expect(ended.json().data.end_reason).toBe("ended_by_owner");
+    expect((await heartbeat(owner.key, "owner-a", a.id)).json().code).toBe(EXECUTION_CODES.ended);
+    expect(await auditTypes(owner.key)).toContain("execution.ended");
+  });
+
+  it("a lease belongs to its license and machine: another key or machine cannot touch it", async () => {
+    const one = await licensedCustomer(app, "exec-scope-1");
+    const two = await licensedCustomer(app, "exec-scope-2");
+    await bind(one.key, "scope-a");
+    await bind(one.key, "scope-b");
+    await bind(two.key, "scope-c");
+    const a = (await start(one.key, "scope-a")).json().data.execution;
+    for (const [key, machine] of [
+      [two.key, "scope-c"],
+      [one.key, "scope-b"],
+    ] as const) {
+      expect((await heartbeat(key, machine, a.id)).json().code).toBe(EXECUTION_CODES.notFound);
+      expect((await end(key, machine, a.id)).json().code).toBe(EXECUTION_CODES.notFound);
+    }
+    expect((await heartbeat(one.key, "scope-a", a.id)).statusCode).toBe(200);
+  });
+
+  it("refuses unknown keys, machines that hold no slot, suspended licenses and malformed ids", async () => {
+    const { key } = await licensedCustomer(app, "exec-refuse");
+    await bind(key, "refuse-a");
+    expect((await start("FLOT-AAAAA-AAAAA-AAAAA-AAAAA-AAAAA", "refuse-a")).json().code).toBe("NOT_FOUND");
+    expect((await start(key, "never-bound")).json().code).toBe("NOT_ACTIVATED");
+    expect((await heartbeat(key, "refuse-a", "not-a-uuid")).statusCode).toBe(400);
+    expect((await start(key, "refuse-a", "Not A Feature!")).statusCode).toBe(400);
+    await app.database.db.execute(sql`update licenses set status = 'suspended' where license_key = ${key}`);
+    await app.licensing.changed(key);
+    expect((await start(key, "refuse-a")).json().code).toBe("SUSPENDED");
+  });
+
+  it("unlimited tiers record leases too, up to a per-machine bound", async () => {
+    const { token, key } = await licensedCustomer(app, "exec-plus");
+    await app.database.db.execute(sql`update licenses set tier = 'plus' where license_key = ${key}`);
+    await app.licensing.changed(key);
+    await bind(key, "plus-a");
+    for (let i = 0; i < 3; i += 1) expect((await start(key, "plus-a")).statusCode).toBe(200);
+    const shown = (await dashboard(token)).licenses[0].executions;
+    expect(shown.limit).toBeNull();
+    expect(shown.running).toHaveLength(3);
+    const listed = await post("/api/license/executions/running", { license_key: key, machine_id: "plus-a" });
+    expect(listed.json().data.running).toHaveLength(3);
+    expect(listed.json().data.running.every((row: { this_machine: boolean }) => row.this_machine)).toBe(true);
+  });
+});
