@@ -31,6 +31,8 @@ import { LicenseInvalidation } from "./modules/licenses/license-invalidation";
 import { LicensingService } from "./modules/licenses/licensing-service";
 import { registerLicensingRoutes } from "./modules/licenses/routes";
 import { createLicenseSigner } from "./modules/licenses/signing";
+import { CustomerEventHub } from "./modules/live/customer-events";
+import { registerLiveEventRoutes } from "./modules/live/routes";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
 import { registerSignupRoutes } from "./modules/signup/routes";
 import { registerDevMailPage } from "./outbox/dev-mail-page";
@@ -48,6 +50,7 @@ declare module "fastify" {
     database: DatabaseHandle;
     auth: AuthService;
     licensing: LicensingService;
+    liveEvents: CustomerEventHub;
     jobs: JobScheduler;
     lifecycle: Lifecycle;
     outbox: OutboxRunner;
@@ -275,6 +278,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   );
   // A flush wrote machines' last-seen times: live dashboards of those licenses refresh (decision 0048).
   licensing.recorder.onSeen = (licenseIds) => void invalidation.seen(licenseIds);
+  const liveEvents = new CustomerEventHub(database.db, invalidation, app.log);
+  app.decorate("liveEvents", liveEvents);
+  registerLiveEventRoutes(app, { hub: liveEvents, auth, perMinute: config.rateLimits.perMinute });
   app.decorate("licensing", licensing);
   registerLicensingRoutes(app, { licensing, customers, executions, signer, auth, config, metrics });
 
@@ -343,6 +349,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // write the buffered counters, and only then close Redis and the database they need.
   app.addHook("onClose", async () => {
     lifecycle.draining = true;
+    liveEvents.closeAll();
     await jobs.stop();
     await outboxRunner.stop();
     mail.close();

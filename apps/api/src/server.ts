@@ -34,6 +34,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (closing) return;
     closing = true;
     app.lifecycle.draining = true;
+    // Live event streams never finish on their own: end them now, and their browsers reconnect elsewhere.
+    app.liveEvents.closeAll();
     app.log.info({ signal, connections: connections.open }, "shutting down: draining connections");
     connections
       .drain({ idleGraceMs: DRAIN_IDLE_GRACE_MS, timeoutMs: config.shutdownTimeoutMs })

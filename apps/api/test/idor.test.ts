@@ -28,6 +28,8 @@ interface Party {
   licenseKey: string;
   machines: { id: string; name: string }[];
   feature: string;
+  /** An execution running on the party's first machine. */
+  executionId: string;
 }
 
 let a: Party;
@@ -103,6 +105,23 @@ const MATRIX: Record<string, Entry> = {
   // B rotating A's key would hand B a working key to A's license: refused like every foreign call.
   "POST /api/customer/licenses/{licenseKey}/rotate": { kind: "foreign" },
   "DELETE /api/customer/licenses/{licenseKey}/refusals": { kind: "foreign" },
+  // B's own stream: without Accept: text/event-stream it is refused before anything streams (406), never A's.
+  "GET /api/customer/events": { kind: "own", statuses: [406] },
+  // Ending A's execution from B's session: 404, and A's execution keeps running.
+  "DELETE /api/customer/licenses/{licenseKey}/executions/{executionId}": { kind: "foreign" },
+  // The desktop calls name the lease in the path and prove who asks in the body: B's key cannot touch A's lease.
+  "POST /api/license/executions/{executionId}/heartbeat": {
+    kind: "foreign",
+    get body() {
+      return { license_key: b.licenseKey, machine_id: b.machines[0]!.id };
+    },
+  },
+  "POST /api/license/executions/{executionId}/end": {
+    kind: "foreign",
+    get body() {
+      return { license_key: b.licenseKey, machine_id: b.machines[0]!.id };
+    },
+  },
   "GET /api/customer/activity": {
     kind: "own",
     statuses: [200],
@@ -176,6 +195,10 @@ const PATH_VALUES: Record<string, () => { value: string; owner: "A" | "B" }[]> =
   customerId: () => [
     { value: a.customerId, owner: "A" },
     { value: b.customerId, owner: "B" },
+  ],
+  executionId: () => [
+    { value: a.executionId, owner: "A" },
+    { value: b.executionId, owner: "B" },
   ],
   endpointId: () => [{ value: "00000000-0000-4000-8000-000000000001", owner: "A" }],
   deliveryId: () => [{ value: "00000000-0000-4000-8000-000000000002", owner: "A" }],
@@ -256,6 +279,12 @@ async function party(email: string, name: string, machines: { id: string; name: 
     });
     expect(usage.statusCode).toBe(200);
   }
+  const started = await app.inject({
+    method: "POST",
+    url: "/api/license/executions",
+    payload: { license_key: license.license_key, machine_id: machines[0]!.id },
+  });
+  expect(started.statusCode).toBe(200);
   return {
     token: signedIn.token,
     customerId: signedIn.customer.id,
@@ -265,6 +294,7 @@ async function party(email: string, name: string, machines: { id: string; name: 
     licenseKey: license.license_key,
     machines,
     feature,
+    executionId: started.json().data.execution.id,
   } satisfies Party;
 }
 
@@ -284,6 +314,9 @@ async function snapshotOfA() {
       license.status,
     ]),
     usage: dashboard.usage_analytics,
+    running: dashboard.licenses.map((license: { executions: { running: { id: string }[] } }) =>
+      license.executions.running.map((execution) => execution.id),
+    ),
   };
 }
 

@@ -143,6 +143,10 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     "POST /api/license/validate": { license_key: key, machine_id: "headers-one" },
     "POST /api/license/usage": { license_key: key, machine_id: "headers-one", executions: 3 },
     "POST /api/customer/licenses": { tier: "free" },
+    "POST /api/license/executions": { license_key: key, machine_id: "headers-one" },
+    "POST /api/license/executions/running": { license_key: key, machine_id: "headers-one" },
+    "POST /api/license/executions/{executionId}/heartbeat": { license_key: key, machine_id: "headers-one" },
+    "POST /api/license/executions/{executionId}/end": { license_key: key, machine_id: "headers-one" },
   };
   // Admin paths are reached as a customer (403): any well-formed id shows the headers of that answer.
   const someId = "00000000-0000-4000-8000-000000000000";
@@ -152,6 +156,7 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     customerId: someId,
     endpointId: someId,
     deliveryId: someId,
+    executionId: someId,
   };
   const answers: { key: string; response: LightMyRequestResponse }[] = [];
   // Session-ending calls last, each with its own session.

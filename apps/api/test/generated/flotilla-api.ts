@@ -261,6 +261,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customer/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live notices of changes to the customer's licenses (server-sent events)
+         * @description A `text/event-stream` (send `Accept: text/event-stream`; anything else is 406). Events: `ready` on every connection and `resync` after a gap in the service's change channel (re-read everything), `license` with `{"license_ids": [...]}` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over 100 ms (re-read those licenses through the usual endpoints: the stream carries no data), and `signed-out`, `replaced` (more than 5 streams) or `closing` (the instance is shutting down) before it ends. A comment every 15 s keeps proxies from closing it and re-checks the session.
+         */
+        get: operations["streamCustomerEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/license/validate": {
         parameters: {
             query?: never;
@@ -447,6 +467,106 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an execution: a lease on one of the license's concurrent executions
+         * @description For an activated machine. The license's running executions, on all of its machines, are capped by its tier (`max_concurrent_executions`: Self Hosted Free runs 1); at the limit the start is refused with 409 EXECUTION_LIMIT, naming the machines that hold the running executions and when the soonest of them expires if its app has stopped. Unlimited tiers record leases too. Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. An ended lease counts as one execution in the usage figures (feature: `feature`). The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["startExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions/{executionId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep an execution's lease alive (revives an expired one while a slot is free)
+         * @description Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. 410 EXECUTION_ENDED once the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop the execution or start a new one. 409 EXECUTION_LIMIT when an expired lease cannot be revived because the slots are taken. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["sendExecutionHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions/{executionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End an execution: its slot is free at once, and it counts as one execution
+         * @description Idempotent: ending an ended execution answers how it ended. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["endExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions/running": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The license's running executions (ids only for this machine's own)
+         * @description What the CLI lists. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["listRunningExecutions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer/licenses/{licenseKey}/executions/{executionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a running execution of one of the customer's licenses (its slot is free at once)
+         * @description The app learns it at its next heartbeat (410 EXECUTION_ENDED). Recorded in the audit log as execution.ended.
+         */
+        delete: operations["endCustomerExecution"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2154,6 +2274,82 @@ export interface operations {
             };
         };
     };
+    streamCustomerEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     validateLicense: {
         parameters: {
             query?: never;
@@ -3107,6 +3303,617 @@ export interface operations {
             };
         };
     };
+    startExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                    feature?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            execution: {
+                                id: string;
+                                feature: string;
+                                started_at: string;
+                                heartbeat_interval_seconds: number;
+                                expires_at: string;
+                            };
+                            running: number;
+                            limit: number | null;
+                            revived: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        /** @enum {string} */
+                        code: "EXECUTION_LIMIT";
+                        limit: number;
+                        running: {
+                            display_id: string;
+                            machine_name: string | null;
+                            started_at: string;
+                            expires_at: string;
+                        }[];
+                        oldest_expires_at: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    sendExecutionHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            execution: {
+                                id: string;
+                                feature: string;
+                                started_at: string;
+                                heartbeat_interval_seconds: number;
+                                expires_at: string;
+                            };
+                            running: number;
+                            limit: number | null;
+                            revived: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        /** @enum {string} */
+                        code: "EXECUTION_LIMIT";
+                        limit: number;
+                        running: {
+                            display_id: string;
+                            machine_name: string | null;
+                            started_at: string;
+                            expires_at: string;
+                        }[];
+                        oldest_expires_at: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    endExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            ended: true;
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
+                            ended_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    listRunningExecutions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            limit: number | null;
+                            running: {
+                                display_id: string;
+                                machine_name: string | null;
+                                started_at: string;
+                                expires_at: string;
+                                id: string;
+                                feature: string;
+                                this_machine: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    endCustomerExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                licenseKey: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            ended: true;
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
+                            ended_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     getDashboard: {
         parameters: {
             query?: never;
@@ -3156,6 +3963,19 @@ export interface operations {
                                 }[];
                                 previous_key_valid_until: string | null;
                                 offline_files_allowed: boolean;
+                                executions: {
+                                    limit: number | null;
+                                    running: {
+                                        id: string;
+                                        machine_id: string;
+                                        display_id: string;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                    }[];
+                                };
                             }[];
                             usage_analytics: {
                                 total_executions: number;
@@ -3317,6 +4137,19 @@ export interface operations {
                                 }[];
                                 previous_key_valid_until: string | null;
                                 offline_files_allowed: boolean;
+                                executions: {
+                                    limit: number | null;
+                                    running: {
+                                        id: string;
+                                        machine_id: string;
+                                        display_id: string;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                    }[];
+                                };
                             };
                         };
                     };
@@ -3468,6 +4301,19 @@ export interface operations {
                                 }[];
                                 previous_key_valid_until: string | null;
                                 offline_files_allowed: boolean;
+                                executions: {
+                                    limit: number | null;
+                                    running: {
+                                        id: string;
+                                        machine_id: string;
+                                        display_id: string;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                    }[];
+                                };
                             };
                             previous_key_valid_until: string;
                         };
@@ -6277,7 +7123,7 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
-                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
+                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.refused" | "execution.ended" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
                 actor?: string;
                 target_type?: string;
                 target_id?: string;
@@ -6511,7 +7357,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled")[];
+                    events: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended")[];
                     /** @default  */
                     description?: string;
                 };
@@ -6827,7 +7673,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled")[];
+                    events?: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended")[];
                     description?: string;
                     enabled?: boolean;
                 };

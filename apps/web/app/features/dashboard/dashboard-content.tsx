@@ -8,6 +8,7 @@ import { LicenseList } from "../licenses/license-list";
 import { dashboardErrorMessage, dashboardQueryKey, useDashboardQuery } from "./api";
 import { DashboardHeader } from "./dashboard-header";
 import { DashboardEmpty, DashboardError, DashboardLoading } from "./dashboard-states";
+import { useLiveUpdates } from "./live-updates";
 import { MonthlyUsage } from "./monthly-usage";
 import { MostUsedFeatures } from "./most-used-features";
 import { QuickActions } from "./quick-actions";
@@ -36,11 +37,13 @@ export function DashboardContent() {
     [refreshDashboard],
   );
 
-  function signOut() {
+  const signOut = useCallback(() => {
     // logout() clears the token and user before its first await, so /login sees a signed-out visitor.
     void logout();
     navigate("/login");
-  }
+  }, [logout, navigate]);
+  // Devices, heartbeats and executions as they happen; on-demand refresh when the stream is unavailable.
+  const live = useLiveUpdates(signOut);
 
   const data = dashboard.data;
   let body: ReactNode;
@@ -85,6 +88,7 @@ export function DashboardContent() {
       <DashboardHeader
         customer={data?.customer ?? user}
         refreshing={dashboard.isFetching}
+        live={live}
         onRefresh={() => void queryClient.invalidateQueries()}
         onLogout={signOut}
       />

@@ -1,6 +1,7 @@
 import { LogOut, RefreshCw } from "lucide-react";
 import { buttonClass } from "../../components/button";
 import { UserAvatar } from "../site/user-avatar";
+import type { LiveState } from "./live-updates";
 
 interface HeaderCustomer {
   name: string;
@@ -11,12 +12,14 @@ interface HeaderCustomer {
 interface DashboardHeaderProps {
   customer: HeaderCustomer | null;
   refreshing: boolean;
+  /** Whether changes arrive by themselves (the event stream), or only on refresh. */
+  live?: LiveState;
   onRefresh: () => void;
   onLogout: () => void;
 }
 
 /** 'Customer Dashboard - Manage your licenses and account', refresh, the customer and logout. */
-export function DashboardHeader({ customer, refreshing, onRefresh, onLogout }: DashboardHeaderProps) {
+export function DashboardHeader({ customer, refreshing, live, onRefresh, onLogout }: DashboardHeaderProps) {
   return (
     <header className="flex flex-col gap-6 border-b border-border pb-6 md:flex-row md:items-center md:justify-between">
       <div>
@@ -24,6 +27,7 @@ export function DashboardHeader({ customer, refreshing, onRefresh, onLogout }: D
         <p className="mt-1 text-sm text-fg-muted">Manage your licenses and account</p>
       </div>
       <div className="flex min-w-0 items-center gap-3">
+        {live && <LiveIndicator state={live} />}
         <button
           type="button"
           onClick={onRefresh}
@@ -53,5 +57,34 @@ export function DashboardHeader({ customer, refreshing, onRefresh, onLogout }: D
         </button>
       </div>
     </header>
+  );
+}
+
+const LIVE_TEXT: Record<LiveState, { label: string; title: string; dot: string }> = {
+  live: { label: "Live", title: "Changes appear as they happen", dot: "bg-emerald-500" },
+  connecting: { label: "Connecting…", title: "Connecting to live updates", dot: "bg-fg-muted" },
+  paused: {
+    label: "Live updates paused",
+    title: "Changes appear when you refresh; live updates resume by themselves",
+    dot: "bg-amber-500",
+  },
+};
+
+/** Says whether the dashboard updates itself; a polite live region, so a pause is announced once. */
+function LiveIndicator({ state }: { state: LiveState }) {
+  const text = LIVE_TEXT[state];
+  return (
+    <p
+      role="status"
+      title={text.title}
+      data-live-state={state}
+      className="inline-flex shrink-0 items-center gap-1.5 text-xs font-medium text-fg-muted"
+    >
+      <span
+        className={`size-2 rounded-full ${text.dot} ${state === "live" ? "animate-pulse" : ""}`}
+        aria-hidden="true"
+      />
+      {text.label}
+    </p>
   );
 }

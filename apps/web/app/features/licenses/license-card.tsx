@@ -15,6 +15,7 @@ import { OfflineFilesSetting } from "./offline-files-setting";
 import { PreviousKeyNotice } from "./previous-key-notice";
 import { RefusedActivationsNotice } from "./refused-activations-notice";
 import { RotateKeyDialog } from "./rotate-key-dialog";
+import { RunningExecutions } from "./running-executions";
 import { TierBadge } from "./tier-badge";
 
 const ACTIONS = [
@@ -83,6 +84,10 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
         onFreeSlot={() => setRemovalRequest((count) => count + 1)}
         onDismissed={onChanged}
       />
+
+      {license.executions && (
+        <RunningExecutions licenseKey={license.license_key} executions={license.executions} onChanged={onChanged} />
+      )}
 
       {/* A new customer's next step, until a device is active (then the machine ID is set). */}
       {!license.machine_id && <LicenseNextStep />}

@@ -1,0 +1,181 @@
+/**
+ * The live dashboard (issue 26, decision 0049): one server-sent event stream per signed-in customer's tab, fed by the
+ * license change channel every instance already shares (license-invalidation.ts: PostgreSQL NOTIFY and Redis).
+ *
+ * The stream carries notices, not data: `license` names the customer's licenses that changed (a device bound,
+ * removed or suspended, a heartbeat written, an execution started or ended), and the portal re-reads them through the
+ * same authorised endpoints as ever. So it can carry nothing of anyone else's, and a notice lost or doubled costs a
+ * read, never a wrong screen:
+ *   - `ready` on every (re)connection: re-read everything (what happened while disconnected is not replayed);
+ *   - `resync` when the channel had a gap (it went down or came back): re-read everything;
+ *   - a comment every PING_MS keeps proxies from timing the stream out, and re-checks the session: a session ended
+ *     elsewhere (sign-out everywhere, expiry) ends the stream with `signed-out`.
+ * Bounded: a few streams per customer per instance (the oldest is closed), and a cap per instance.
+ */
+import type { ServerResponse } from "node:http";
+import { and, eq, gt } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { licenseKeyAliases, licenses } from "../../db/schema";
+import type { LicenseInvalidation, LicenseSignal } from "../licenses/license-invalidation";
+
+export const PING_MS = 15_000;
+/** Notices for one stream are gathered this long, so a burst of changes costs the portal one re-read. */
+export const COALESCE_MS = 100;
+export const STREAMS_PER_CUSTOMER = 5;
+export const STREAMS_PER_INSTANCE = 5_000;
+/** What the browser waits before reconnecting after the stream drops (the SSE `retry` field). */
+export const RECONNECT_MS = 2_000;
+
+interface Stream {
+  customerId: string;
+  owner: StreamOwner;
+  response: ServerResponse;
+  licenseIds: Set<string>;
+  /** The customer's license keys (current, and rotated ones in their grace) → license id. */
+  licenseKeys: Map<string, string>;
+  pending: Set<string>;
+  timer: NodeJS.Timeout | null;
+  sequence: number;
+}
+
+export interface StreamOwner {
+  customerId: string;
+  /** Whether the session the stream was opened with still holds (checked on every ping). */
+  stillSignedIn(): Promise<boolean>;
+}
+
+export class CustomerEventHub {
+  private readonly streams = new Set<Stream>();
+  private readonly ping: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database,
+    invalidation: Pick<LicenseInvalidation, "listen">,
+    private readonly log: { warn(details: object, message: string): void },
+  ) {
+    invalidation.listen({ signal: (signal) => this.heard(signal), gap: () => this.broadcast("resync") });
+    this.ping = setInterval(() => void this.pingAll(), PING_MS);
+    this.ping.unref();
+  }
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** Whether another stream may open on this instance. */
+  hasRoom(): boolean {
+    return !this.closed && this.streams.size < STREAMS_PER_INSTANCE;
+  }
+
+  /** Starts streaming to a response whose headers the caller has written. */
+  async open(owner: StreamOwner, response: ServerResponse) {
+    const stream: Stream = {
+      customerId: owner.customerId,
+      owner,
+      response,
+      licenseIds: new Set(),
+      licenseKeys: new Map(),
+      pending: new Set(),
+      timer: null,
+      sequence: 0,
+    };
+    const mine = [...this.streams].filter((other) => other.customerId === owner.customerId);
+    for (const old of mine.slice(0, Math.max(0, mine.length - STREAMS_PER_CUSTOMER + 1))) this.end(old, "replaced");
+    this.streams.add(stream);
+    response.on("close", () => this.forget(stream));
+    await this.loadLicenses(stream);
+    write(stream, `retry: ${RECONNECT_MS}\n\n`);
+    this.send(stream, "ready", {});
+  }
+
+  /** Ends every stream (draining for a shutdown): browsers reconnect, to another instance. */
+  closeAll() {
+    this.closed = true;
+    clearInterval(this.ping);
+    for (const stream of [...this.streams]) this.end(stream, "closing");
+  }
+
+  private async loadLicenses(stream: Stream) {
+    try {
+      const now = new Date();
+      const owned = await this.db
+        .select({ id: licenses.id, key: licenses.licenseKey })
+        .from(licenses)
+        .where(eq(licenses.customerId, stream.customerId));
+      const ids = owned.map((row) => row.id);
+      const aliases =
+        ids.length === 0
+          ? []
+          : await this.db
+              .select({ key: licenseKeyAliases.licenseKey, id: licenseKeyAliases.licenseId })
+              .from(licenseKeyAliases)
+              .innerJoin(licenses, eq(licenses.id, licenseKeyAliases.licenseId))
+              .where(and(eq(licenses.customerId, stream.customerId), gt(licenseKeyAliases.validUntil, now)));
+      stream.licenseIds = new Set(ids);
+      stream.licenseKeys = new Map([...owned, ...aliases].map((row) => [row.key, row.id]));
+    } catch (error) {
+      this.log.warn({ err: error }, "live events: reading the customer's licenses failed");
+    }
+  }
+
+  private heard(signal: LicenseSignal) {
+    for (const stream of this.streams) {
+      if (signal.kind === "seen") {
+        for (const id of signal.licenseIds) if (stream.licenseIds.has(id)) this.notice(stream, id);
+      } else {
+        const id = stream.licenseKeys.get(signal.licenseKey);
+        if (!id) continue;
+        this.notice(stream, id);
+        // A rotation names the old key: learn the new one.
+        void this.loadLicenses(stream);
+      }
+    }
+  }
+
+  private notice(stream: Stream, licenseId: string) {
+    stream.pending.add(licenseId);
+    stream.timer ??= setTimeout(() => {
+      stream.timer = null;
+      const ids = [...stream.pending];
+      stream.pending.clear();
+      if (ids.length > 0) this.send(stream, "license", { license_ids: ids });
+    }, COALESCE_MS);
+  }
+
+  private broadcast(event: string) {
+    for (const stream of this.streams) this.send(stream, event, {});
+  }
+
+  /** Pings every stream and ends those whose session has ended (every PING_MS; tests call it directly). */
+  async pingAll() {
+    for (const stream of [...this.streams]) {
+      // A database that does not answer is not a signed-out customer: keep the stream, check again next ping.
+      const signedIn = await stream.owner.stillSignedIn().catch(() => true);
+      if (!this.streams.has(stream)) continue;
+      if (!signedIn) this.end(stream, "signed-out");
+      else write(stream, ": ping\n\n");
+    }
+  }
+
+  private send(stream: Stream, event: string, data: object) {
+    stream.sequence += 1;
+    write(stream, `id: ${stream.sequence}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  private end(stream: Stream, event: string) {
+    this.send(stream, event, {});
+    this.forget(stream);
+    stream.response.end();
+  }
+
+  private forget(stream: Stream) {
+    if (stream.timer) clearTimeout(stream.timer);
+    stream.timer = null;
+    this.streams.delete(stream);
+  }
+}
+
+function write(stream: Stream, text: string) {
+  if (!stream.response.writableEnded && !stream.response.destroyed) stream.response.write(text);
+}

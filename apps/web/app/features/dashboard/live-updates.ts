@@ -1,0 +1,162 @@
+/**
+ * The dashboard's live updates (decision 0049): one event stream per tab from GET /api/customer/events. The stream
+ * carries notices, never data: on each one the portal re-reads its queries through the usual authorised endpoints.
+ * EventSource cannot send the bearer token, so this reads the stream with fetch. When the stream is unavailable the
+ * dashboard is exactly what it was before: the refresh button re-reads on demand, and the stream is retried with a
+ * growing pause.
+ */
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { readStoredToken } from "../../lib/token-storage";
+
+export const LIVE_EVENTS_PATH = "/api/customer/events";
+/** First pause before reconnecting; doubled after each failure, up to the maximum. */
+export const RECONNECT_BASE_MS = 2_000;
+export const RECONNECT_MAX_MS = 60_000;
+/** A stream silent longer than this (the server pings every 15 s) is treated as lost: a frozen proxy looks like this. */
+export const SILENCE_LIMIT_MS = 45_000;
+
+export type LiveState = "connecting" | "live" | "paused";
+
+export interface LiveHandlers {
+  /** Re-read: a license changed, the stream (re)connected, or the server's channel had a gap. */
+  refresh(): void;
+  state(state: LiveState): void;
+  /** The session has ended elsewhere: stop, and let the app find out. */
+  signedOut(): void;
+}
+
+interface ServerEvent {
+  event: string;
+  data: string;
+}
+
+/** Splits an event-stream into events (comments and fields other than event/data are skipped). */
+export function parseEvents(buffer: string): { events: ServerEvent[]; rest: string } {
+  const events: ServerEvent[] = [];
+  const normalised = buffer.replace(/\r\n?/g, "\n");
+  const blocks = normalised.split("\n\n");
+  const rest = blocks.pop() ?? "";
+  for (const block of blocks) {
+    let event = "message";
+    const data: string[] = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":") || line === "") continue;
+      const colon = line.indexOf(":");
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") event = value;
+      else if (field === "data") data.push(value);
+    }
+    events.push({ event, data: data.join("\n") });
+  }
+  return { events, rest };
+}
+
+/**
+ * Keeps a stream open while `signal` is not aborted, reconnecting with backoff. Resolves when stopped (aborted,
+ * signed out, or replaced by the customer's newer tabs).
+ */
+export async function followLiveEvents(handlers: LiveHandlers, signal: AbortSignal, fetcher: typeof fetch = fetch) {
+  let failures = 0;
+  while (!signal.aborted) {
+    handlers.state(failures === 0 ? "connecting" : "paused");
+    const outcome = await readOnce(handlers, signal, fetcher);
+    if (outcome === "stop" || signal.aborted) return;
+    failures = outcome === "dropped-after-ready" ? 1 : failures + 1;
+    handlers.state("paused");
+    const pause = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (failures - 1));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pause);
+      signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
+}
+
+async function readOnce(
+  handlers: LiveHandlers,
+  signal: AbortSignal,
+  fetcher: typeof fetch,
+): Promise<"stop" | "failed" | "dropped-after-ready"> {
+  const token = readStoredToken();
+  if (!token) return "stop";
+  const attempt = new AbortController();
+  const stopAttempt = () => attempt.abort();
+  signal.addEventListener("abort", stopAttempt, { once: true });
+  let silence: ReturnType<typeof setTimeout> | undefined;
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(stopAttempt, SILENCE_LIMIT_MS);
+  };
+  let ready = false;
+  try {
+    heard();
+    const response = await fetcher(LIVE_EVENTS_PATH, {
+      headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
+      signal: attempt.signal,
+      cache: "no-store",
+    });
+    if (response.status === 401) {
+      handlers.signedOut();
+      return "stop";
+    }
+    if (!response.ok || !response.body) return "failed";
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    // Stopping (or silence) cancels the read itself: a body need not be tied to the request's signal.
+    attempt.signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      heard();
+      const parsed = parseEvents(buffer + value);
+      buffer = parsed.rest;
+      for (const { event } of parsed.events) {
+        if (event === "ready") {
+          ready = true;
+          handlers.state("live");
+          handlers.refresh();
+        } else if (event === "license" || event === "resync") {
+          handlers.refresh();
+        } else if (event === "signed-out") {
+          handlers.signedOut();
+          return "stop";
+        } else if (event === "replaced") {
+          // The customer opened more tabs than the server keeps streams for: this one falls back to refresh.
+          return "stop";
+        }
+      }
+    }
+  } catch {
+    // A network failure, an abort, or silence past the limit: reconnect (unless stopped).
+  } finally {
+    clearTimeout(silence);
+    signal.removeEventListener("abort", stopAttempt);
+  }
+  return ready ? "dropped-after-ready" : "failed";
+}
+
+/** Follows the stream while mounted, re-reading every portal query on each notice; returns the stream's state. */
+export function useLiveUpdates(onSignedOut: () => void): LiveState {
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<LiveState>("connecting");
+  useEffect(() => {
+    const stop = new AbortController();
+    void followLiveEvents(
+      { refresh: () => void queryClient.invalidateQueries(), state: setState, signedOut: onSignedOut },
+      stop.signal,
+    ).then(() => {
+      // Stopped for good (signed out, or replaced by the customer's newer tabs): refresh on demand from here.
+      if (!stop.signal.aborted) setState("paused");
+    });
+    return () => stop.abort();
+  }, [queryClient, onSignedOut]);
+  return state;
+}
