@@ -33,7 +33,7 @@ beforeAll(async () => {
   writeFileSync(join(siteDir, "index.html"), "<!doctype html><title>site</title>");
   ({ app, close } = await createTestApp({ siteDir, publicOrigin: ORIGIN }));
   document = (await app.inject("/api/openapi.json")).json();
-});
+}, 90_000); // a fresh database and the whole app: slow on a loaded CI machine, and not what this file tests
 afterAll(() => close());
 
 function operations(): { key: string; operationId: string | undefined; security: unknown }[] {

@@ -5,7 +5,7 @@
 import { planByTier, type TierId } from "./plans";
 
 export interface TierFeatures {
-  /** Agents that may run at once on one machine; null means unlimited. */
+  /** Executions that may run at once across all of the license's machines (execution leases, decision 0048); null means unlimited. */
   maxConcurrentExecutions: number | null;
   sharedMemory: boolean;
   backups: boolean;

@@ -32,11 +32,12 @@ interface OpenApiDocument {
 }
 
 /**
- * The order a reader meets the API in: what the desktop app (and anyone integrating it) calls first, then the
- * portal's endpoints, sign-in and early access; the service's own health and readiness checks come last.
+ * The order a reader meets the API in: what the desktop app (and anyone integrating it) calls first (licensing, then
+ * execution leases), then the portal's endpoints, sign-in and early access; the service's own health and readiness
+ * checks come last.
  * Tags the list does not know follow in the document's order, before Service.
  */
-export const TAG_ORDER = ["Licensing", "Customer", "Sign-in", "Early access"] as const;
+export const TAG_ORDER = ["Licensing", "Executions", "Customer", "Sign-in", "Early access"] as const;
 const LAST_TAG = "Service";
 /** Internal probes: at the end of their section, whatever tag they carry. */
 const isProbe = (op: Operation) => /\/(health|ready)$/.test(op.path);
