@@ -246,4 +246,69 @@ describe(`concurrency invariants (seed ${SEED})`, () => {
     expect(after.filter((row) => row.is_primary)).toHaveLength(1);
     expect((await machinesViaApi()).current_count).toBe(3);
   });
+  it("(e) executions started, kept alive and ended by 50 parallel clients on three machines: never two running, each ended one counted once", {
+    timeout: 120_000 * SCALE,
+  }, async () => {
+    const random = prng(SEED ^ 0x0e);
+    const other = await devSignIn(app, { email: "invariants-executions@example.com", name: "Execution Owner" });
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers: { authorization: `Bearer ${other.token}` },
+      payload: { tier: "free" },
+    });
+    const { license_key: key, id } = created.json().data.license as { license_key: string; id: string };
+    const machines = ["exec-inv-1", "exec-inv-2", "exec-inv-3"];
+    for (const machine of machines) await post("/api/license/validate", { license_key: key, machine_id: machine });
+    const running = async () =>
+      (
+        (await app.database.db.execute(sql`
+        select count(*)::int as n from execution_leases e
+        join machines m on m.license_id = e.license_id and m.machine_id = e.machine_id and m.status = 'active'
+        where e.license_id = ${id} and e.ended_at is null and e.expires_at > clock_timestamp()`)) as unknown as {
+          rows: { n: number }[];
+        }
+      ).rows[0]!.n;
+
+    // Each job plays one app for a while: start; if it got the lease, a heartbeat or two, then end.
+    const jobs = Array.from({ length: 200 * SCALE }, () => ({
+      machine: random.pick(machines),
+      heartbeats: random.int(0, 2),
+    }));
+    let maxSeen = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        maxSeen = Math.max(maxSeen, await running());
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const outcomes = await inParallel(jobs, async (job) => {
+      const started = await post("/api/license/executions", { license_key: key, machine_id: job.machine });
+      if (started.status !== 200) {
+        expect(started.status, JSON.stringify(started.json)).toBe(409);
+        expect(started.json.code).toBe("EXECUTION_LIMIT");
+        return "refused" as const;
+      }
+      const leaseId = started.json.data.execution.id as string;
+      const body = { license_key: key, machine_id: job.machine };
+      for (let i = 0; i < job.heartbeats; i += 1) {
+        const beat = await post(`/api/license/executions/${leaseId}/heartbeat`, body);
+        expect(beat.status, JSON.stringify(beat.json)).toBe(200);
+      }
+      expect((await post(`/api/license/executions/${leaseId}/end`, body)).status).toBe(200);
+      return "ran" as const;
+    });
+    sampling = false;
+    await sampler;
+    expect(maxSeen).toBeLessThanOrEqual(1);
+    expect(await running()).toBe(0);
+    const ran = outcomes.filter((outcome) => outcome === "ran").length;
+    expect(ran).toBeGreaterThan(0);
+    // Each ended lease is one execution in the usage figures, once.
+    const counted = (await app.database.db.execute(
+      sql`select coalesce(sum(executions), 0)::int as n from usage_rollups where license_id = ${id}`,
+    )) as unknown as { rows: { n: number }[] };
+    expect(counted.rows[0]!.n).toBe(ran);
+  });
 });
