@@ -29,6 +29,7 @@ test("the dashboard shows devices and running executions live; a second executio
   page,
   request,
 }) => {
+  test.setTimeout(60_000); // a dozen steps, each waiting for the stream
   await signInToDashboard(page, `live-${Date.now()}@example.com`, "Grace Hopper");
   const { licenseKey } = await createFreeLicense(page);
   const live = page.getByRole("status").filter({ hasText: /^Live$/ });

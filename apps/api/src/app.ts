@@ -269,6 +269,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     database.db,
     (licenseKey) => licensing.changed(licenseKey),
     () => licensing.recorder.flush(),
+    (customerId) => invalidation.ownerChanged(customerId),
   );
   const executions = new ExecutionsService(
     database.db,

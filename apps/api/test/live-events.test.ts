@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devSignIn } from "./helpers/dev-sign-in";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
@@ -134,6 +135,25 @@ describe("GET /api/customer/events", () => {
     expect(theirs.events.filter((event) => event.event === "license")).toEqual([]);
     mine.close();
     theirs.close();
+  });
+
+  it("follows a license created after the stream opened", async () => {
+    const { token } = await devSignIn(app, { email: "live-new-license@example.com", name: "New License" });
+    const stream = await connect(token);
+    await stream.next("ready");
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers: bearer(token),
+      payload: { tier: "free" },
+    });
+    const { id, license_key: key } = created.json().data.license as { id: string; license_key: string };
+    expect((await stream.next("license")).data).toEqual({ license_ids: [id] });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stream.events.splice(0);
+    await post("/api/license/validate", { license_key: key, machine_id: "new-license-a" });
+    expect((await stream.next("license")).data).toEqual({ license_ids: [id] });
+    stream.close();
   });
 
   it("follows a rotated key: changes under the new key still reach the owner", async () => {

@@ -76,6 +76,8 @@ export class CustomerLicenses {
     private readonly changed: (licenseKey: string) => Promise<void>,
     /** Writes pending last-seen times and attempt counters, so that reads are current. */
     private readonly flushCounters: () => Promise<void>,
+    /** Tells the customer's live dashboards, on every instance, that they have a new license. */
+    private readonly ownerChanged: (customerId: string) => Promise<void> = async () => undefined,
   ) {}
 
   async dashboard(customer: CustomerRow) {
@@ -142,6 +144,7 @@ export class CustomerLicenses {
     });
     if (!row) throw new HttpProblem(409, LICENSE_ERRORS.duplicate, "LICENSE_EXISTS");
     await this.changed(licenseKey);
+    await this.ownerChanged(customer.id);
     return licenseView(row, null);
   }
 

@@ -30,26 +30,34 @@ export const LICENSE_CHANGED_CHANNEL = "flotilla:license-changed";
  * What travels on the channel (keys and ids hold no spaces):
  *   - a change: "<license key>" — every cache forgets the license, every live dashboard of its owner refreshes;
  *   - activity: "seen <license id>,<license id>…" — machines' heartbeats were written; live dashboards refresh, caches
- *     keep the licenses.
+ *     keep the licenses;
+ *   - "owner <customer id>" — a customer has a new license; their live dashboards start following it.
  * A PostgreSQL message is prefixed with its sender, "<sender> …": the sender ignores its own echo (it forgot the key
  * when it made the change) so that a late echo does not empty the cache a moment later.
  */
-export type LicenseSignal = { kind: "changed"; licenseKey: string } | { kind: "seen"; licenseIds: string[] };
+export type LicenseSignal =
+  | { kind: "changed"; licenseKey: string }
+  | { kind: "seen"; licenseIds: string[] }
+  /** A customer's set of licenses changed (one was created): their live dashboards learn the new one. */
+  | { kind: "owner"; customerId: string };
 
 /** Ids per "seen" message: one flush's worth in a few messages, each well under NOTIFY's 8000-byte payload. */
 const SEEN_IDS_PER_MESSAGE = 150;
 
 const SEEN = "seen";
+const OWNER = "owner";
 
 function signalText(signal: LicenseSignal): string {
-  return signal.kind === "changed" ? signal.licenseKey : `${SEEN} ${signal.licenseIds.join(",")}`;
+  if (signal.kind === "changed") return signal.licenseKey;
+  return signal.kind === "seen" ? `${SEEN} ${signal.licenseIds.join(",")}` : `${OWNER} ${signal.customerId}`;
 }
 
 function readSignal(text: string): LicenseSignal | null {
   const [first, second, extra] = text.split(" ");
   if (!first || extra !== undefined) return null;
   if (second === undefined) return { kind: "changed", licenseKey: first };
-  return first === SEEN ? { kind: "seen", licenseIds: second.split(",").filter(Boolean) } : null;
+  if (first === SEEN) return { kind: "seen", licenseIds: second.split(",").filter(Boolean) };
+  return first === OWNER ? { kind: "owner", customerId: second } : null;
 }
 
 function feedMessage(sender: string, signal: LicenseSignal): string {
@@ -190,6 +198,11 @@ export class LicenseInvalidation {
     for (let at = 0; at < licenseIds.length; at += SEEN_IDS_PER_MESSAGE) {
       await this.announce({ kind: "seen", licenseIds: licenseIds.slice(at, at + SEEN_IDS_PER_MESSAGE) });
     }
+  }
+
+  /** A customer has a new license: their live dashboards start following it. */
+  async ownerChanged(customerId: string): Promise<void> {
+    await this.announce({ kind: "owner", customerId });
   }
 
   private async announce(signal: LicenseSignal): Promise<void> {

@@ -121,7 +121,12 @@ export class CustomerEventHub {
 
   private heard(signal: LicenseSignal) {
     for (const stream of this.streams) {
-      if (signal.kind === "seen") {
+      if (signal.kind === "owner") {
+        if (stream.customerId !== signal.customerId) continue;
+        void this.loadLicenses(stream).then(() => {
+          for (const id of stream.licenseIds) this.notice(stream, id);
+        });
+      } else if (signal.kind === "seen") {
         for (const id of signal.licenseIds) if (stream.licenseIds.has(id)) this.notice(stream, id);
       } else {
         const id = stream.licenseKeys.get(signal.licenseKey);
