@@ -16,7 +16,6 @@ import type { LicenseCode } from "@flotilla/contracts/tiers";
 import { decodeJwt } from "jose";
 import type {
   CallOptions,
-  EndExecutionResult,
   ExecutionAnswer,
   LicenseClient,
   LicenseFeatures,
@@ -439,26 +438,6 @@ export class LicenseManager {
   async runningExecutions(options: CallOptions = {}): Promise<RunningExecutionsResult> {
     const state = await this.#activeState();
     return this.client.runningExecutions({ license_key: state.license_key, machine_id: state.machine_id }, options);
-  }
-
-  /** One heartbeat for a lease this machine holds, started elsewhere (the CLI's `executions heartbeat`). */
-  async heartbeatExecution(executionId: string, options: CallOptions = {}): Promise<ExecutionAnswer> {
-    const state = await this.#activeState();
-    return this.client.executionHeartbeat(
-      executionId,
-      { license_key: state.license_key, machine_id: state.machine_id },
-      options,
-    );
-  }
-
-  /** Ends a lease this machine holds, started elsewhere (the CLI's `executions end`). Idempotent. */
-  async endExecution(executionId: string, options: CallOptions = {}): Promise<EndExecutionResult> {
-    const state = await this.#activeState();
-    return this.client.endExecution(
-      executionId,
-      { license_key: state.license_key, machine_id: state.machine_id },
-      options,
-    );
   }
 
   /** Offline on a license file: the file's limit, counted on this machine. Null when no valid file is held. */
