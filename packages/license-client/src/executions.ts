@@ -13,13 +13,17 @@
  * once it has been silent for its interval plus the drift allowance.
  */
 import { EXECUTION_MESSAGES, type ExecutionEndReason } from "@flotilla/contracts/executions";
+import { EXECUTION_EXIT_WAIT_MS } from "@flotilla/contracts/timings";
 import type { EndExecutionResult, ExecutionAnswer } from "./client";
 import { ExecutionEndedError, LicenseApiError } from "./errors";
 
 /** How long ending the open leases may hold up a process that is exiting. */
-export const EXIT_END_TIMEOUT_MS = 2_000;
+export const EXIT_END_TIMEOUT_MS = EXECUTION_EXIT_WAIT_MS;
 /** First retry after a heartbeat the server could not answer; doubles up to the heartbeat interval. */
 const DEFAULT_RETRY_MS = 10_000;
+
+/** What the README and the docs state (test/readme.test.ts keeps them equal). @internal */
+export const EXECUTION_TIMINGS_FOR_DOCS = { exitWaitMs: EXIT_END_TIMEOUT_MS, retryMs: DEFAULT_RETRY_MS } as const;
 
 export interface StartExecutionOptions {
   /** What runs, in lower-case words joined by hyphens (counted under it in the usage figures). */
