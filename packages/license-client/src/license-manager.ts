@@ -462,7 +462,16 @@ export class LicenseManager {
     const limit = planned ?? EXECUTION_RULES.maxPerMachineUnlimited;
     const id = randomUUID();
     const counter = this.#executionCounter(state);
-    const taken = await counter.acquire(limit, { executionId: id, feature: feature ?? "", startedAt: now });
+    let taken: Awaited<ReturnType<LocalExecutionCounter["acquire"]>>;
+    try {
+      taken = await counter.acquire(limit, { executionId: id, feature: feature ?? "", startedAt: now });
+    } catch (error) {
+      throw new LicenseStateError(
+        `Cannot count offline executions in ${counter.location}: ${(error as Error).message}`,
+        counter.location,
+        { cause: error },
+      );
+    }
     const expiresAt = verification.expiresAt;
     if (!taken.ok) {
       const running = taken.holders.map((holder) => ({
@@ -473,14 +482,13 @@ export class LicenseManager {
       }));
       throw new ExecutionLimitError(EXECUTION_MESSAGES.limit(limit), limit, running, expiresAt, "local");
     }
-    const running = (await counter.running()).length;
     return new Execution({
       id,
       feature: feature ?? "",
       startedAt: now,
       expiresAt,
       heartbeatIntervalSeconds: EXECUTION_RULES.heartbeatIntervalSeconds,
-      running,
+      running: taken.running,
       limit: planned,
       options,
       now: this.#now,

@@ -28,7 +28,9 @@ export interface LocalHolder extends LocalExecutionRecord {
   pid: number;
 }
 
-export type LocalAcquisition = { ok: true; release: () => Promise<void> } | { ok: false; holders: LocalHolder[] };
+export type LocalAcquisition =
+  | { ok: true; release: () => Promise<void> /** Running now, this one included. */; running: number }
+  | { ok: false; holders: LocalHolder[] };
 
 export interface LocalExecutionCounter {
   /** Where the count lives, for messages ("this process" or a folder). */
@@ -77,7 +79,7 @@ export class FileExecutionCounter implements LocalExecutionCounter {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       await this.#write(path, record);
       holders = await this.running();
-      if (holders.length <= limit) return { ok: true, release };
+      if (holders.length <= limit) return { ok: true, release, running: holders.length };
       await release();
       holders = holders.filter((holder) => holder.executionId !== record.executionId);
       // Executions started just now may be racers about to withdraw too: look again after a short random pause,
@@ -146,6 +148,7 @@ export class MemoryExecutionCounter implements LocalExecutionCounter {
     this.#running.set(record.executionId, { ...record, pid: process.pid });
     return {
       ok: true,
+      running: this.#running.size,
       release: async () => {
         this.#running.delete(record.executionId);
       },
