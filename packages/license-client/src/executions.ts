@@ -229,6 +229,8 @@ export class Execution {
 
   #schedule(ms: number) {
     if (this.#state !== "running") return;
+    // One timer at a time, whichever heartbeat (background or heartbeat()) answered last.
+    if (this.#timer !== null) this.#clearTimeout(this.#timer);
     this.#timer = this.#setTimeout(() => {
       this.#timer = null;
       void this.#beat();
