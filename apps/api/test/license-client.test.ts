@@ -1,5 +1,9 @@
 /** The desktop SDK (packages/license-client) against the real service on a loopback port. */
+
+import { EXECUTION_MESSAGES } from "@flotilla/contracts/executions";
 import {
+  ExecutionEndedError,
+  ExecutionLimitError,
   LicenseAnswerError,
   LicenseApiError,
   LicenseClient,
@@ -314,6 +318,89 @@ describe("seats, files and signed answers through the SDK", () => {
   });
 });
 
+describe("execution leases through the SDK (decision 0048)", () => {
+  async function freshLicense(email: string) {
+    const { token } = await devSignIn(app, { email, name: email });
+    const headers = { authorization: `Bearer ${token}` };
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/customer/licenses",
+      headers,
+      payload: { tier: "free" },
+    });
+    return { key: created.json().data.license.license_key as string, headers };
+  }
+  const managerFor = (machineId: string) =>
+    new LicenseManager({
+      client: new LicenseClient({ baseUrl, trustedKeys: pinned }),
+      store: new MemoryStateStore(),
+      machineId: () => machineId,
+      trustedKeys: pinned,
+    });
+  const dashboard = async (headers: Record<string, string>) =>
+    (await app.inject({ url: "/api/customer/dashboard", headers })).json().data;
+
+  it("runExecution: one lease across machines, a heartbeat, counted once by the server when it ends, no usage report", async () => {
+    const { key, headers } = await freshLicense("sdk-executions@example.com");
+    const a = managerFor("sdk-exec-a");
+    const b = managerFor("sdk-exec-b");
+    await a.activate(key, { machineName: "Studio Mac" });
+    await b.activate(key, { machineName: "Laptop" });
+    const before = (await dashboard(headers)).usage_analytics.total_executions;
+
+    const result = await a.runExecution(
+      async (execution) => {
+        expect(execution).toMatchObject({ mode: "online", feature: "code-review", running: 1, limit: 1 });
+        await execution.heartbeat();
+        expect((await dashboard(headers)).licenses[0].executions.running).toEqual([
+          expect.objectContaining({ id: execution.id, machine_name: "Studio Mac", feature: "code-review" }),
+        ]);
+        const listed = await b.runningExecutions();
+        expect(listed.running).toEqual([expect.objectContaining({ id: "", this_machine: false })]);
+        // The second machine is refused, with the contract's message and who holds the slot.
+        const refused = await b.runExecution(() => "never").catch((error) => error);
+        expect(refused).toBeInstanceOf(ExecutionLimitError);
+        expect(refused.message).toBe(EXECUTION_MESSAGES.limit(1));
+        expect(refused.running).toEqual([expect.objectContaining({ machineName: "Studio Mac" })]);
+        expect(refused.oldestExpiresAt).toEqual(execution.expiresAt);
+        return "reviewed";
+      },
+      { feature: "code-review" },
+    );
+    expect(result).toBe("reviewed");
+
+    const after = await dashboard(headers);
+    expect(after.licenses[0].executions.running).toEqual([]);
+    expect(after.usage_analytics.total_executions).toBe(before + 1);
+    expect(after.usage_analytics.most_used_features).toContain("code-review");
+    // The slot is free: the other machine runs now, and an error in its task still ends the lease.
+    await expect(
+      b.runExecution(() => {
+        throw new Error("agent failed");
+      }),
+    ).rejects.toThrow("agent failed");
+    expect((await dashboard(headers)).licenses[0].executions.running).toEqual([]);
+    expect((await dashboard(headers)).usage_analytics.total_executions).toBe(before + 2);
+  });
+
+  it("an execution its owner ends from the dashboard aborts its signal at the next heartbeat", async () => {
+    const { key, headers } = await freshLicense("sdk-executions-owner@example.com");
+    const manager = managerFor("sdk-exec-owner");
+    await manager.activate(key);
+    const execution = await manager.startExecution({ feature: "batch-run" });
+    const ended = await app.inject({
+      method: "DELETE",
+      url: `/api/customer/licenses/${key}/executions/${execution.id}`,
+      headers,
+    });
+    expect(ended.statusCode).toBe(200);
+    await expect(execution.heartbeat()).rejects.toBeInstanceOf(ExecutionEndedError);
+    expect(execution.signal.aborted).toBe(true);
+    expect(execution.signal.reason).toMatchObject({ code: "EXECUTION_ENDED", status: 410 });
+    expect(await execution.end()).toMatchObject({ confirmed: true, endReason: "ended_by_owner" });
+  });
+});
+
 describe("the example desktop app (packages/license-client/examples/node-app)", () => {
   it("activates, gates features from signed data, hears a suspension, and frees its slot on quit", async () => {
     const { startDesktopApp } = await import("../../../packages/license-client/examples/node-app/app");
@@ -334,6 +421,26 @@ describe("the example desktop app (packages/license-client/examples/node-app)", 
     expect(desktop.events).toEqual(["license valid (online, free tier)"]);
     expect(desktop.agentSlots()).toBe(1);
     expect(desktop.canShareMemory()).toBe(false);
+
+    // An agent task runs under an execution lease; while it runs, the same license on another computer is refused
+    // and shows the plan's message.
+    const other = await startDesktopApp({
+      server: baseUrl,
+      licenseKey: key,
+      store: new MemoryStateStore(),
+      trustedKeys: pinned,
+      machineId: () => "example-app-other",
+      log: () => {},
+    });
+    const run = await desktop.runAgent("code-review", async (execution) => {
+      const refused = await other.runAgent("code-review", async () => "never");
+      expect(refused).toEqual({ ran: false, refusal: expect.stringContaining(EXECUTION_MESSAGES.limit(1)) });
+      expect(other.events.at(-1)).toContain("Running on: Example desktop app");
+      return execution.signal.aborted ? "lost" : "reviewed";
+    });
+    expect(run).toEqual({ ran: true, result: "reviewed" });
+    expect(lines.some((line) => line.startsWith("agent running (online"))).toBe(true);
+    await other.quit({ release: true });
 
     const { setLicenseStatus } = await import("../src/modules/licenses/queries");
     await setLicenseStatus(app.database.db, key, "suspended", new Date());
@@ -414,6 +521,46 @@ describe("flotilla-license CLI against the service: files both ways, heartbeat, 
         (await run(["deactivate", "--local", "--json"], "cli-online", "online.json")).stdout,
       );
       expect(forgotten).toMatchObject({ released: false, forgotten: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("executions: run holds a lease while its command runs; a second machine's start exits 4 naming the holder", async () => {
+    const { mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = await mkdtemp(join(tmpdir(), "flotilla-cli-executions-"));
+    const { token } = await devSignIn(app, { email: "cli-executions@example.com", name: "CLI Executions" });
+    const headers = { authorization: `Bearer ${token}` };
+    const key = (
+      await app.inject({ method: "POST", url: "/api/customer/licenses", headers, payload: { tier: "free" } })
+    ).json().data.license.license_key as string;
+    const run = cliIn(dir);
+    try {
+      expect((await run(["activate", key, "--name", "Build box"], "cli-exec-1", "one.json")).code).toBe(0);
+      expect((await run(["activate", key], "cli-exec-2", "two.json")).code).toBe(0);
+      const started = await run(
+        ["executions", "start", "--feature", "nightly-build", "--json"],
+        "cli-exec-1",
+        "one.json",
+      );
+      const { execution } = JSON.parse(started.stdout);
+      const refused = await run(["executions", "run", "--", process.execPath, "-e", "0"], "cli-exec-2", "two.json");
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toContain(`EXECUTION_LIMIT: ${EXECUTION_MESSAGES.limit(1)}`);
+      expect(refused.stderr).toMatch(/Running {3}Build box \(.+\), since /);
+      expect((await run(["executions", "heartbeat", execution.id], "cli-exec-1", "one.json")).code).toBe(0);
+      expect((await run(["executions", "end", execution.id], "cli-exec-1", "one.json")).code).toBe(0);
+      const ran = await run(
+        ["executions", "run", "--feature", "nightly-build", "--", process.execPath, "-e", "process.exit(6)"],
+        "cli-exec-2",
+        "two.json",
+      );
+      expect(ran.code).toBe(6);
+      const dashboard = (await app.inject({ url: "/api/customer/dashboard", headers })).json().data;
+      expect(dashboard.licenses[0].executions.running).toEqual([]);
+      expect(dashboard.usage_analytics.total_executions).toBe(2);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

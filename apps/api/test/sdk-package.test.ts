@@ -2,7 +2,8 @@
  * The SDK as a desktop app's developer gets it (docs/decisions/0043): `npm pack` of packages/license-client, installed
  * from the tarball into a fresh project outside the workspace, a strict TypeScript program type-checked against its
  * bundled types (moduleResolution nodenext) and run against this service on a loopback port — activate, heartbeat,
- * validate, verify the stored license offline with the key passed in, deactivate. Then the same
+ * validate, verify the stored license offline with the key passed in, an execution lease (start, heartbeat, a second
+ * machine refused with ExecutionLimitError, end, then runExecution), deactivate. Then the same
  * installed JavaScript bundled with the keys defined the documented way, and with none (fails closed).
  */
 import { execFile } from "node:child_process";
@@ -38,6 +39,9 @@ afterAll(async () => {
 /** The desktop app: strict TypeScript against the installed package, as its README shows it. */
 const PROGRAM = `
 import {
+  type Execution,
+  type ExecutionEnd,
+  ExecutionLimitError,
   FileStateStore,
   LicenseClient,
   LicenseInputError,
@@ -62,6 +66,32 @@ const offline = await manager.verifyOffline();
 const state = await manager.state();
 // The stored token on its own, as an app checks it with no manager at hand.
 const tokenVerdict = await verifyLicenseToken(state!.token!, trustedKeys, { licenseKey, machineId: state!.machine_id });
+
+// An execution lease: start, a heartbeat, a second machine refused while it runs, end; then runExecution.
+const execution: Execution = await manager.startExecution({ feature: "code-review" });
+await execution.heartbeat();
+const second = new LicenseManager({
+  client: new LicenseClient({ baseUrl: server, trustedKeys }),
+  store: new MemoryStateStore(),
+  machineId: () => "sdk-package-second-machine",
+});
+await second.activate(licenseKey);
+let refusal: { limit: number; holders: number; oldest: string; message: string } | null = null;
+try {
+  await second.runExecution(() => "never");
+} catch (error) {
+  if (error instanceof ExecutionLimitError) {
+    refusal = {
+      limit: error.limit,
+      holders: error.running.length,
+      oldest: error.oldestExpiresAt.toISOString(),
+      message: error.message,
+    };
+  }
+}
+const ended: ExecutionEnd = await execution.end();
+const afterwards: string = await second.runExecution(async (running) => (running.signal.aborted ? "lost" : "ran"));
+await second.deactivate();
 const deactivation = await manager.deactivate();
 
 let withoutKeys: string;
@@ -79,6 +109,10 @@ console.log(
     validation: { mode: validation.mode, valid: validation.valid, code: validation.code },
     offline: { mode: offline.mode, valid: offline.valid, source: offline.source ?? null },
     token_verified: tokenVerdict.ok,
+    execution: { id: execution.id, mode: execution.mode, feature: execution.feature, expires_at: execution.expiresAt.toISOString() },
+    refusal,
+    ended: { confirmed: ended.confirmed, endReason: ended.endReason, reportAsUsage: ended.reportAsUsage },
+    afterwards,
     deactivation,
     withoutKeys,
     token: state!.token,
@@ -145,7 +179,7 @@ describe("the SDK as an npm package", () => {
       await readFile(join(project, "node_modules/@flotilla/license-client/package.json"), "utf8"),
     );
     expect(installed).toMatchObject({
-      version: "1.0.0",
+      version: "1.1.0",
       dependencies: { jose: expect.any(String), zod: expect.any(String) },
     });
     expect(Object.keys(installed.dependencies).sort()).toEqual(["jose", "zod"]);
@@ -186,8 +220,19 @@ describe("the SDK as an npm package", () => {
       validation: { mode: "online", valid: true, code: "VALID" },
       offline: { mode: "offline", valid: true, source: "token" },
       token_verified: true,
+      execution: { mode: "online", feature: "code-review" },
+      refusal: { limit: 1, holders: 1, message: expect.stringContaining("1 concurrent execution at once") },
+      ended: { confirmed: true, endReason: "completed", reportAsUsage: false },
+      afterwards: "ran",
       deactivation: { released: true, forgotten: true },
     });
+    expect(result.refusal.oldest).toBe(result.execution.expires_at);
+    // Both executions were counted by the server, once each, when their leases ended.
+    const dashboard = (
+      await app.inject({ url: "/api/customer/dashboard", headers: { authorization: `Bearer ${customer.token}` } })
+    ).json().data;
+    expect(dashboard.usage_analytics.total_executions).toBe(2);
+    expect(dashboard.licenses[0].executions.running).toEqual([]);
     expect(result.withoutKeys).toMatch(/^No signing key is trusted: pass trustedKeys/);
     const machines = (
       await app.inject({

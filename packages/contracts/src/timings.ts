@@ -3,6 +3,8 @@ export const API_TIMEOUT_MS = 30_000;
 export const API_MAX_ATTEMPTS = 3;
 export const RETRY_BASE_DELAY_MS = 1_000;
 export const RETRY_MAX_DELAY_MS = 5_000;
+/** How long the SDK, in a process that is exiting, waits to end its open execution leases (decision 0048). */
+export const EXECUTION_EXIT_WAIT_MS = 2_000;
 
 export const SIGNUP_SUCCESS_PAUSE_MS = 1_500;
 export const MODAL_RESET_DELAY_MS = 300;

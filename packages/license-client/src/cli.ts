@@ -1,17 +1,23 @@
 /**
  * flotilla-license: the CLI that plays the desktop app. `main(argv, io)` runs one command and resolves to
- * the exit code (0 ok, 1 license not valid, 2 usage error, 3 network or server error); it never calls
- * process.exit, so tests run it in-process.
+ * the exit code (0 ok, 1 license not valid, 2 usage error, 3 network or server error, 4 execution refused at the
+ * plan's limit; `executions run` exits with its command's code); it never calls process.exit, so tests run it
+ * in-process.
  */
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { constants as osConstants } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { BRAND } from "@flotilla/contracts/brand";
+import { EXECUTION_RULES, executionExpiresAfterSeconds } from "@flotilla/contracts/executions";
 import { ActivationRequestFileSchema, FEATURE_NAME } from "@flotilla/contracts/licensing";
-import { SEAT_RULES } from "@flotilla/contracts/seats";
+import { formatDuration, SEAT_RULES } from "@flotilla/contracts/seats";
 import { LICENSE_CODE_MESSAGES, LICENSE_CODES, type LicenseCode } from "@flotilla/contracts/tiers";
 import { DEFAULT_BASE_URL, LicenseClient, type LicenseClientOptions, type LicenseFeatures } from "./client";
 import {
+  ExecutionEndedError,
+  ExecutionLimitError,
   LicenseApiError,
   LicenseInputError,
   LicenseNetworkError,
@@ -20,13 +26,16 @@ import {
   LicenseTokenError,
   NotActivatedError,
 } from "./errors";
+import type { Execution } from "./executions";
 import { parseLicenseFile } from "./files";
 import { type LicenseCheck, LicenseManager } from "./license-manager";
 import { getMachineId } from "./machine-id";
 import { defaultStatePath, FileStateStore, type StoredLicense, writeFileAtomic } from "./state";
 import { BUILD_KIND, type BuildKind, PINNED_KEYS, type TrustedKey } from "./trusted-keys";
 
-export const EXIT = { ok: 0, invalid: 1, usage: 2, unavailable: 3 } as const;
+export const EXIT = { ok: 0, invalid: 1, usage: 2, unavailable: 3, limit: 4 } as const;
+/** `executions run`: the command could not be started (as a shell says "command not found"). */
+const EXIT_CANNOT_RUN = 127;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export interface CliIO {
@@ -58,8 +67,10 @@ const COMMANDS = [
   "request",
   "exchange",
   "import",
+  "executions",
   "help",
 ] as const;
+const EXECUTION_COMMANDS = ["start", "heartbeat", "list", "end", "run"] as const;
 type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -89,6 +100,7 @@ const COMMAND_OPTIONS: Partial<Record<Command, readonly string[]>> = {
   request: ["machine-id", "name", "out"],
   exchange: ["ttl", "out"],
   import: ["machine-id"],
+  executions: ["machine-id", "feature"],
 };
 
 export const HELP = `${BIN}: activate and check a ${BRAND.name} license on this machine, as the desktop app does.
@@ -116,6 +128,15 @@ Commands:
   exchange <request>    On a computer with a network: send a request file, write the license file
       --out FILE        Where to write it (default: standard output)   --ttl as for checkout
   import <file> <key>   On the offline machine: install the license file that answered its request
+  executions start      Start an execution (a lease on one of the license's concurrent executions);
+      --feature NAME    prints its id and expiry. It expires ${formatDuration(executionExpiresAfterSeconds())} after its last heartbeat:
+                        send "executions heartbeat <id>" every ${formatDuration(EXECUTION_RULES.heartbeatIntervalSeconds)}, then "executions end <id>"
+  executions heartbeat <id>   Keep a lease alive (revives it if it expired and a slot is free)
+  executions list       What runs on the license now, on every machine
+  executions end <id>   End a lease: its slot is free at once, and it counts as one execution
+  executions run [--feature NAME] -- <command> [args...]
+                        Run <command> under a lease, with heartbeats while it runs; end the lease when it
+                        exits, and exit with its code (128 + n when killed by signal n, 127 if it cannot start)
 
   Development builds only: --machine-id ID (env FLOTILLA_MACHINE_ID) plays another machine on the commands
   that act for this machine. A production build always computes this machine's id.
@@ -127,16 +148,21 @@ Options:
   --json                Machine-readable output on stdout
   -h, --help            Show this help
 
-Exit codes: 0 ok, 1 license not valid (or not activated), 2 usage error, 3 network or server error.
+Exit codes: 0 ok, 1 license not valid (or not activated), 2 usage error, 3 network or server error,
+4 execution refused: the license already runs its plan's number of executions (the holders are printed).
 `;
 
 class UsageError extends Error {}
 
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const env = io.env ?? process.env;
+  // `executions run … -- <command> [args…]`: what follows "--" is the command's, not ours.
+  const dash = argv.indexOf("--");
+  const own = dash === -1 ? [...argv] : argv.slice(0, dash);
+  const commandLine = dash === -1 ? null : argv.slice(dash + 1);
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: own, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\nRun "${BIN} --help" for usage.\n`);
     return EXIT.usage;
@@ -165,6 +191,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       if (values[option] !== undefined && !COMMAND_OPTIONS[command]?.includes(option)) {
         throw new UsageError(`--${option} does not apply to "${command}".`);
       }
+    }
+    if (commandLine !== null && command !== "executions") {
+      throw new UsageError(`"--" only goes with executions run.`);
     }
     // A user-chosen machine id would let a copied activation run on any computer: development builds only.
     const overrideId = values["machine-id"] ?? (env.FLOTILLA_MACHINE_ID?.trim() || undefined);
@@ -357,6 +386,90 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
         if (!file) throw new UsageError(`${path} is not a license file.`);
         return out.check(await (await manager(true)).importLicenseFile(file, key!));
       }
+      case "executions": {
+        const [sub, ...rest] = args;
+        if (!sub || !(EXECUTION_COMMANDS as readonly string[]).includes(sub)) {
+          throw new UsageError(`Usage: ${BIN} executions ${EXECUTION_COMMANDS.join("|")} (see --help)`);
+        }
+        if (commandLine !== null && sub !== "run") throw new UsageError(`"--" only goes with executions run.`);
+        if (values.feature !== undefined && sub !== "start" && sub !== "run") {
+          throw new UsageError(`--feature does not apply to "executions ${sub}".`);
+        }
+        const m = await manager();
+        const identity = async () => {
+          const state = await m.state();
+          if (!state) throw new NotActivatedError("This machine is not activated: run activate <license key> first.");
+          if (state.machine_id !== machineId()) {
+            throw new NotActivatedError(
+              "This activation was made on another machine: activate the license on this one.",
+            );
+          }
+          return { license_key: state.license_key, machine_id: state.machine_id };
+        };
+        switch (sub) {
+          case "start": {
+            expectArgs(command, rest, [], "start");
+            const who = await identity();
+            const answer = await m.client.startExecution({
+              ...who,
+              ...(values.feature !== undefined ? { feature: values.feature } : {}),
+            });
+            const { execution } = answer;
+            if (json) return out.json(EXIT.ok, { ok: true, ...answer });
+            out.line(`Started execution ${execution.id}${execution.feature ? ` (${execution.feature})` : ""}.`);
+            out.table([
+              ["Running", describeRunning(answer.running, answer.limit)],
+              ["Expires", `${out.when(new Date(execution.expires_at))} unless a heartbeat follows`],
+            ]);
+            out.line(
+              `Send "${BIN} executions heartbeat ${execution.id}" every ${formatDuration(execution.heartbeat_interval_seconds)}, ` +
+                `and "${BIN} executions end ${execution.id}" when it is done.`,
+            );
+            return EXIT.ok;
+          }
+          case "heartbeat": {
+            const id = expectArgs(command, rest, ["<id>"], "heartbeat")[0]!;
+            const answer = await m.client.executionHeartbeat(id, await identity());
+            if (json) return out.json(EXIT.ok, { ok: true, ...answer });
+            out.line(
+              `${answer.revived ? "Revived" : "Kept"} execution ${id} until ${out.when(new Date(answer.execution.expires_at))} ` +
+                `(${describeRunning(answer.running, answer.limit)}).`,
+            );
+            return EXIT.ok;
+          }
+          case "end": {
+            const id = expectArgs(command, rest, ["<id>"], "end")[0]!;
+            const answer = await m.client.endExecution(id, await identity());
+            if (json) return out.json(EXIT.ok, { ok: true, id, ...answer });
+            out.line(
+              `Execution ${id} ended (${answer.end_reason.replaceAll("_", " ")}, ${formatDate(new Date(answer.ended_at))}).`,
+            );
+            return EXIT.ok;
+          }
+          case "list": {
+            expectArgs(command, rest, [], "list");
+            const listed = await m.client.runningExecutions(await identity());
+            if (json) return out.json(EXIT.ok, { ok: true, ...listed });
+            out.line(`${describeRunning(listed.running.length, listed.limit)} on this license.`);
+            for (const lease of listed.running) {
+              const where = lease.this_machine ? "this machine" : describeHolder(lease.machine_name, lease.display_id);
+              out.line(
+                `  ${lease.id || "(another machine's)"}  ${where}${lease.feature ? `, ${lease.feature}` : ""}, since ` +
+                  `${formatDate(new Date(lease.started_at))}, expires ${out.when(new Date(lease.expires_at))}`,
+              );
+            }
+            return EXIT.ok;
+          }
+          case "run": {
+            expectArgs(command, rest, [], "run -- <command> [args...]");
+            if (!commandLine || commandLine.length === 0) {
+              throw new UsageError(`Usage: ${BIN} executions run [--feature NAME] -- <command> [args...]`);
+            }
+            return await runUnderLease(io, out, m, commandLine, values.feature);
+          }
+        }
+        return EXIT.usage;
+      }
       case "help":
         io.stdout.write(HELP);
         return EXIT.ok;
@@ -364,6 +477,90 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   } catch (error) {
     return out.error(error);
   }
+}
+
+/**
+ * `executions run`: holds a lease (heartbeats in the background) while the command runs, ends it when the command
+ * exits, and answers the command's exit code. Ctrl-C reaches the command from the terminal; SIGTERM and SIGHUP sent to
+ * the CLI are passed on to it. If the server ends the lease meanwhile, the command is asked to stop (SIGTERM).
+ */
+async function runUnderLease(
+  io: CliIO,
+  out: Output,
+  manager: LicenseManager,
+  commandLine: readonly string[],
+  feature: string | undefined,
+): Promise<number> {
+  const execution = await manager.startExecution({
+    ...(feature !== undefined ? { feature } : {}),
+    // This command ends it itself once the command has exited (an exit handler would end it under the command's feet).
+    endOnExit: false,
+    onHeartbeatError: (error) =>
+      io.stderr.write(
+        `${BIN}: a heartbeat did not reach the licensing server (${(error as Error).message}); trying again.\n`,
+      ),
+  });
+  const [file, ...args] = commandLine as [string, ...string[]];
+  const inherit = io.stdout === process.stdout && io.stderr === process.stderr;
+  const forward = ["SIGTERM", "SIGHUP"] as const;
+  const onSignal = (signal: NodeJS.Signals) => child.kill(signal);
+  const onInterrupt = () => {
+    // The terminal sends Ctrl-C to the command too: wait for it to exit.
+  };
+  const child = spawn(file, args, { stdio: ["inherit", inherit ? "inherit" : "pipe", inherit ? "inherit" : "pipe"] });
+  child.stdout?.on("data", (chunk: Buffer) => io.stdout.write(chunk.toString("utf8")));
+  child.stderr?.on("data", (chunk: Buffer) => io.stderr.write(chunk.toString("utf8")));
+  for (const signal of forward) process.on(signal, onSignal);
+  process.on("SIGINT", onInterrupt);
+  const onLost = () => {
+    const reason = execution.signal.reason;
+    if (reason instanceof ExecutionEndedError && reason.code === "COMPLETED") return;
+    const why = reason instanceof ExecutionEndedError ? `${reason.code}: ${reason.message}` : String(reason);
+    io.stderr.write(`${BIN}: the execution's lease is no longer held (${why}). Stopping the command.\n`);
+    child.kill("SIGTERM");
+  };
+  execution.signal.addEventListener("abort", onLost, { once: true });
+  let outcome: { code: number | null; signal: NodeJS.Signals | null; error?: Error };
+  try {
+    outcome = await new Promise((resolve) => {
+      child.once("error", (error) => resolve({ code: null, signal: null, error }));
+      child.once("close", (code, signal) => resolve({ code, signal }));
+    });
+  } finally {
+    for (const signal of forward) process.off(signal, onSignal);
+    process.off("SIGINT", onInterrupt);
+    execution.signal.removeEventListener("abort", onLost);
+  }
+  await endAndSay(io, execution, feature);
+  if (outcome.error) {
+    out.fail(EXIT_CANNOT_RUN, "cannot_run", `Cannot run ${file}: ${outcome.error.message}`);
+    return EXIT_CANNOT_RUN;
+  }
+  if (outcome.signal) return 128 + (osConstants.signals[outcome.signal] ?? 0);
+  return outcome.code ?? 0;
+}
+
+async function endAndSay(io: CliIO, execution: Execution, feature: string | undefined) {
+  const end = await execution.end();
+  if (end.reportAsUsage) {
+    io.stderr.write(
+      `${BIN}: this execution ran offline on the license file; once online, report it with ` +
+        `"${BIN} usage 1${feature ? ` --feature ${feature}` : ""}".\n`,
+    );
+  } else if (!end.confirmed) {
+    io.stderr.write(
+      `${BIN}: could not tell the licensing server that the execution ended; its lease expires within ` +
+        `${formatDuration(executionExpiresAfterSeconds())}.\n`,
+    );
+  }
+}
+
+function describeRunning(running: number, limit: number | null): string {
+  return limit === null ? `${running} running (no limit)` : `${running} of ${limit} running`;
+}
+
+function describeHolder(machineName: string | null, displayId: string): string {
+  return machineName ? `${machineName} (${displayId})` : displayId;
 }
 
 /** "30d", "12h" or seconds, as a whole number of seconds. */
@@ -378,11 +575,11 @@ function parseTtl(value: string): number {
   return seconds;
 }
 
-function expectArgs(command: Command, args: string[], names: string[]): string[] {
+function expectArgs(command: Command, args: string[], names: string[], sub?: string): string[] {
   if (args.length !== names.length) {
     const expected = names.length ? ` ${names.join(" ")}` : "";
     throw new UsageError(
-      `Usage: ${BIN} ${command}${expected}${args.length > names.length ? " (too many arguments)" : ""}`,
+      `Usage: ${BIN} ${command}${sub ? ` ${sub}` : ""}${expected}${args.length > names.length ? " (too many arguments)" : ""}`,
     );
   }
   return args;
@@ -477,6 +674,43 @@ class Output {
     return exit;
   }
 
+  /** The plan's limit is reached: who runs what, since when, and when a slot frees itself at the latest. */
+  executionLimit(error: ExecutionLimitError): number {
+    const running = error.running.map((holder) => ({
+      display_id: holder.displayId,
+      machine_name: holder.machineName,
+      started_at: holder.startedAt.toISOString(),
+      expires_at: holder.expiresAt.toISOString(),
+    }));
+    if (this.jsonMode) {
+      return this.json(EXIT.limit, {
+        ok: false,
+        error: {
+          type: "execution_limit",
+          message: error.message,
+          code: error.code,
+          source: error.source,
+          limit: error.limit,
+          running,
+          oldest_expires_at: error.oldestExpiresAt.toISOString(),
+        },
+      });
+    }
+    const lines = [`${error.code}: ${error.message}`];
+    for (const holder of error.running) {
+      lines.push(
+        `  Running   ${describeHolder(holder.machineName, holder.displayId)}, since ${formatDate(holder.startedAt)}`,
+      );
+    }
+    lines.push(
+      error.source === "local"
+        ? `  Counted on this machine (offline, on its license file): the executions above run until their processes end.`
+        : `  The soonest a slot frees itself, if its app has stopped: ${this.when(error.oldestExpiresAt)}.`,
+    );
+    this.io.stderr.write(`${lines.join("\n")}\n`);
+    return EXIT.limit;
+  }
+
   error(error: unknown): number {
     if (error instanceof UsageError) return this.fail(EXIT.usage, "usage_error", error.message);
     if (error instanceof LicenseInputError) {
@@ -495,6 +729,7 @@ class Output {
         },
       );
     }
+    if (error instanceof ExecutionLimitError) return this.executionLimit(error);
     if (error instanceof LicenseApiError) {
       const extra = { status: error.status, ...(error.code ? { code: error.code } : {}) };
       if (error.retryable) {
@@ -514,6 +749,9 @@ class Output {
           error.message && error.message !== LICENSE_CODE_MESSAGES[error.code] ? `${text}\n  ${error.message}` : text,
           extra,
         );
+      }
+      if (error.code?.startsWith("EXECUTION_")) {
+        return this.fail(EXIT.invalid, "execution_refused", `${error.code}: ${error.message}`, extra);
       }
       if ([400, 413, 415, 422].includes(error.status)) {
         return this.fail(EXIT.usage, "rejected_input", `The server rejected the request: ${error.message}`, extra);

@@ -7,6 +7,17 @@
 import { randomUUID } from "node:crypto";
 import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import {
+  EndExecutionAnswerSchema,
+  ExecutionAnswerSchema,
+  type ExecutionLeaseRequest,
+  ExecutionLeaseRequestSchema,
+  ExecutionRefusalSchema,
+  RunningExecutionsAnswerSchema,
+  type StartExecutionRequest,
+  StartExecutionRequestSchema,
+} from "@flotilla/contracts/execution-api";
+import { EXECUTION_MESSAGES } from "@flotilla/contracts/executions";
+import {
   type ActivationRequestFile,
   type CheckoutRequest,
   CheckoutRequestSchema,
@@ -31,6 +42,7 @@ import { NONCE_HEADER, SIGNATURE_HEADER } from "@flotilla/contracts/seats";
 import { API_MAX_ATTEMPTS, API_TIMEOUT_MS, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "@flotilla/contracts/timings";
 import { newNonce, verifyAnswer } from "./answers";
 import {
+  ExecutionLimitError,
   LicenseAnswerError,
   LicenseApiError,
   LicenseInputError,
@@ -42,7 +54,7 @@ import { checkTrustedKeys, PINNED_KEYS, type TrustedKey, type TrustedKeyInput } 
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 /** The longest Retry-After we are prepared to sit through; a longer one fails the call at once. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000;
-const VERSION = "1.0.0";
+const VERSION = "1.1.0";
 
 export type ValidateResult = ReturnType<typeof LicenseValidateResponseSchema.parse>["data"];
 export type UsageResult = ReturnType<typeof UsageResponseSchema.parse>["data"];
@@ -50,7 +62,13 @@ export type DeactivateResult = ReturnType<typeof DeactivateResponseSchema.parse>
 export type OfflineActivationResult = ReturnType<typeof OfflineActivationResponseSchema.parse>["data"];
 export type { ActivationRequestFile, CheckoutRequest, DeactivateRequest, HeartbeatRequest, LicenseFile };
 export type LicenseFeatures = ReturnType<typeof FeaturesSchema.parse>;
-export type { UsageRequest, ValidateRequest };
+export type { ExecutionLeaseRequest, StartExecutionRequest, UsageRequest, ValidateRequest };
+/** A lease the server granted (or kept): the execution, the license's running count and its limit (null: none). */
+export type ExecutionAnswer = ReturnType<typeof ExecutionAnswerSchema.parse>["data"];
+/** How an ended execution ended (`completed`, `expired`, `ended_by_owner`, `ended_by_admin`) and when. */
+export type EndExecutionResult = ReturnType<typeof EndExecutionAnswerSchema.parse>["data"];
+/** The license's running executions: ids only for this machine's own. */
+export type RunningExecutionsResult = ReturnType<typeof RunningExecutionsAnswerSchema.parse>["data"];
 
 export interface ClientConfiguration {
   heartbeat_interval_seconds: number;
@@ -216,6 +234,74 @@ export class LicenseClient {
       const parsed = OfflineActivationResponseSchema.safeParse(json);
       return parsed.success ? parsed.data.data : undefined;
     });
+  }
+
+  /**
+   * POST /api/license/executions: a lease on one of the license's concurrent executions, for an activated machine.
+   * At the plan's limit: ExecutionLimitError, naming who holds the running ones. Keep it with executionHeartbeat
+   * every `heartbeat_interval_seconds`; LicenseManager.startExecution does all of it.
+   */
+  async startExecution(input: StartExecutionRequest, options: CallOptions = {}): Promise<ExecutionAnswer> {
+    return this.#signedPost(
+      "/api/license/executions",
+      checkInput(StartExecutionRequestSchema, input),
+      options,
+      (json) => {
+        const parsed = ExecutionAnswerSchema.safeParse(json);
+        return parsed.success ? parsed.data.data : undefined;
+      },
+    );
+  }
+
+  /**
+   * POST /api/license/executions/{id}/heartbeat: keeps the lease (or revives it after a silence, while a slot is
+   * free). 410 EXECUTION_ENDED, 404 EXECUTION_NOT_FOUND and 403 are LicenseApiError; a revival refused is
+   * ExecutionLimitError.
+   */
+  async executionHeartbeat(
+    executionId: string,
+    input: ExecutionLeaseRequest,
+    options: CallOptions = {},
+  ): Promise<ExecutionAnswer> {
+    return this.#signedPost(
+      executionPath(executionId, "heartbeat"),
+      checkInput(ExecutionLeaseRequestSchema, input),
+      options,
+      (json) => {
+        const parsed = ExecutionAnswerSchema.safeParse(json);
+        return parsed.success ? parsed.data.data : undefined;
+      },
+    );
+  }
+
+  /** POST /api/license/executions/{id}/end: frees the slot; the server counts the execution once. Idempotent. */
+  async endExecution(
+    executionId: string,
+    input: ExecutionLeaseRequest,
+    options: CallOptions = {},
+  ): Promise<EndExecutionResult> {
+    return this.#signedPost(
+      executionPath(executionId, "end"),
+      checkInput(ExecutionLeaseRequestSchema, input),
+      options,
+      (json) => {
+        const parsed = EndExecutionAnswerSchema.safeParse(json);
+        return parsed.success ? parsed.data.data : undefined;
+      },
+    );
+  }
+
+  /** POST /api/license/executions/running: what runs on the license now, on every machine. */
+  async runningExecutions(input: ExecutionLeaseRequest, options: CallOptions = {}): Promise<RunningExecutionsResult> {
+    return this.#signedPost(
+      "/api/license/executions/running",
+      checkInput(ExecutionLeaseRequestSchema, input),
+      options,
+      (json) => {
+        const parsed = RunningExecutionsAnswerSchema.safeParse(json);
+        return parsed.success ? parsed.data.data : undefined;
+      },
+    );
   }
 
   #signedPost<T>(path: string, body: unknown, options: CallOptions, parse: (json: unknown) => T | undefined) {
@@ -387,6 +473,14 @@ export class LicenseClient {
   }
 }
 
+/** The lease's path: the id must be a UUID, as the server's are (anything else could not name one). */
+function executionPath(executionId: string, action: "heartbeat" | "end"): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(executionId)) {
+    throw new LicenseInputError(`Not an execution id: "${executionId}"`, "executionId");
+  }
+  return `/api/license/executions/${executionId.toLowerCase()}/${action}`;
+}
+
 /** Retry-After as delta-seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
@@ -398,6 +492,21 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
 }
 
 function apiError(outcome: Extract<Attempt, { kind: "response" }>, retryAfterMs: number | undefined): LicenseApiError {
+  const refusal = outcome.status === 409 ? ExecutionRefusalSchema.safeParse(outcome.json) : null;
+  if (refusal?.success) {
+    const { limit, running, oldest_expires_at } = refusal.data;
+    return new ExecutionLimitError(
+      EXECUTION_MESSAGES.limit(limit),
+      limit,
+      running.map((holder) => ({
+        displayId: holder.display_id,
+        machineName: holder.machine_name,
+        startedAt: new Date(holder.started_at),
+        expiresAt: new Date(holder.expires_at),
+      })),
+      new Date(oldest_expires_at),
+    );
+  }
   const parsed = ApiErrorSchema.safeParse(outcome.json);
   const message = parsed.success
     ? parsed.data.error

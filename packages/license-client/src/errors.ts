@@ -108,3 +108,56 @@ export function isConnectivityError(error: unknown): boolean {
     (error instanceof LicenseApiError && error.retryable)
   );
 }
+
+/** Someone holding a running execution, as a refusal names it (another machine's, or one of this machine's). */
+export interface ExecutionHolder {
+  /** The machine's short id in the dashboard (e.g. "M-0001"). */
+  displayId: string;
+  /** The name its owner gave the machine, when there is one. */
+  machineName: string | null;
+  startedAt: Date;
+  /** If its app stops sending heartbeats, when it stops counting. */
+  expiresAt: Date;
+}
+
+/**
+ * The license already runs its plan's number of executions at once (code EXECUTION_LIMIT): the server refused to
+ * start one (HTTP 409, `source: "server"`), or, offline on a license file, this machine's own count did
+ * (`source: "local"`). `message` is the contract's text, for the app to show as is.
+ */
+export class ExecutionLimitError extends LicenseApiError {
+  override name = "ExecutionLimitError";
+  constructor(
+    message: string,
+    /** The plan's limit of concurrent executions. */
+    readonly limit: number,
+    /** Who holds the running executions, the oldest first (at most a few are named). */
+    readonly running: readonly ExecutionHolder[],
+    /** The soonest one of them frees its slot on its own, if its app has stopped. */
+    readonly oldestExpiresAt: Date,
+    readonly source: "server" | "local" = "server",
+  ) {
+    super(message, 409, "EXECUTION_LIMIT");
+  }
+}
+
+/**
+ * Why an execution's lease is no longer held: the server ended it or lost it (`code` is its answer —
+ * EXECUTION_ENDED: ended from the dashboard or silent past its revival window; EXECUTION_NOT_FOUND; EXECUTION_LIMIT:
+ * it expired and its slot was taken meanwhile; NOT_ACTIVATED, SUSPENDED, EXPIRED, NOT_FOUND: the machine or the
+ * license), the license file it ran on offline expired (LICENSE_FILE_EXPIRED), or this app ended it (COMPLETED).
+ * It is the reason of the execution's `signal`.
+ */
+export class ExecutionEndedError extends LicenseClientError {
+  override name = "ExecutionEndedError";
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly executionId: string,
+    /** The server's HTTP status when the server said so; null otherwise. */
+    readonly status: number | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -13,17 +13,25 @@ export {
   DEFAULT_BASE_URL,
   DEFAULT_MAX_RETRY_AFTER_MS,
   type DeactivateResult,
+  type EndExecutionResult,
+  type ExecutionAnswer,
+  type ExecutionLeaseRequest,
   LicenseClient,
   type LicenseClientOptions,
   type LicenseFeatures,
   type OfflineActivationResult,
   parseRetryAfter,
+  type RunningExecutionsResult,
+  type StartExecutionRequest,
   type UsageRequest,
   type UsageResult,
   type ValidateRequest,
   type ValidateResult,
 } from "./client";
 export {
+  ExecutionEndedError,
+  type ExecutionHolder,
+  ExecutionLimitError,
   isConnectivityError,
   LicenseAnswerError,
   LicenseApiError,
@@ -35,6 +43,14 @@ export {
   LicenseTokenError,
   NotActivatedError,
 } from "./errors";
+export {
+  EXIT_END_TIMEOUT_MS,
+  Execution,
+  type ExecutionEnd,
+  endOpenExecutions,
+  openExecutionCount,
+  type StartExecutionOptions,
+} from "./executions";
 export {
   type ActivationRequestFile,
   activationRequest,

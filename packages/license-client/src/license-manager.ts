@@ -7,11 +7,24 @@
  * outlast the offline grace; and a clock set back (earlier than the last check, or a token issued in the future)
  * means "go online", never "valid".
  */
+import { randomUUID } from "node:crypto";
 import os from "node:os";
+import { dirname } from "node:path";
+import { EXECUTION_MESSAGES, EXECUTION_RULES } from "@flotilla/contracts/executions";
+import { FEATURE_NAME } from "@flotilla/contracts/licensing";
 import type { LicenseCode } from "@flotilla/contracts/tiers";
 import { decodeJwt } from "jose";
-import type { CallOptions, LicenseClient, LicenseFeatures, UsageResult, ValidateResult } from "./client";
+import type {
+  CallOptions,
+  ExecutionAnswer,
+  LicenseClient,
+  LicenseFeatures,
+  RunningExecutionsResult,
+  UsageResult,
+  ValidateResult,
+} from "./client";
 import {
+  ExecutionLimitError,
   isConnectivityError,
   LicenseApiError,
   LicenseInputError,
@@ -19,7 +32,14 @@ import {
   LicenseTokenError,
   NotActivatedError,
 } from "./errors";
+import { Execution, type StartExecutionOptions } from "./executions";
 import { type ActivationRequestFile, activationRequest, type LicenseFile, verifyLicenseFile } from "./files";
+import {
+  FileExecutionCounter,
+  inProcessCounter,
+  type LocalExecutionCounter,
+  localExecutionsFolder,
+} from "./local-executions";
 import { getMachineId } from "./machine-id";
 import {
   DEFAULT_CLOCK_TOLERANCE_SECONDS,
@@ -27,7 +47,7 @@ import {
   type OfflineFailureReason,
   verifyLicenseToken,
 } from "./offline";
-import type { LicenseState, StateStore, StoredLicense } from "./state";
+import { FileStateStore, type LicenseState, type StateStore, type StoredLicense } from "./state";
 import { checkTrustedKeys, NO_TRUSTED_KEYS, type TrustedKey, type TrustedKeyInput } from "./trusted-keys";
 
 export interface LicenseManagerOptions {
@@ -46,6 +66,12 @@ export interface LicenseManagerOptions {
   /** The clock (injectable for tests). */
   now?: () => Date;
   clockToleranceSeconds?: number;
+  /**
+   * Where executions run offline on a license file are counted across this machine's processes (one file per
+   * running execution). Default: beside the state file of a FileStateStore; with null, or a store that is not a file,
+   * they are counted in this process only.
+   */
+  executionsFolder?: string | null;
 }
 
 export interface ActivateOptions {
@@ -105,6 +131,7 @@ export class LicenseManager {
   readonly #appVersion: string | undefined;
   readonly #now: () => Date;
   readonly #tolerance: number;
+  readonly #executionsFolder: string | null;
 
   constructor(options: LicenseManagerOptions) {
     this.client = options.client;
@@ -119,6 +146,12 @@ export class LicenseManager {
     this.#appVersion = options.appVersion;
     this.#now = options.now ?? (() => new Date());
     this.#tolerance = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
+    this.#executionsFolder =
+      options.executionsFolder !== undefined
+        ? options.executionsFolder
+        : options.store instanceof FileStateStore
+          ? dirname(options.store.path)
+          : null;
   }
 
   /** The stored activation, or null. */
@@ -340,6 +373,145 @@ export class LicenseManager {
   }
 
   /**
+   * Starts an execution: a lease on one of the license's concurrent executions (its plan caps them across all of its
+   * machines), kept with heartbeats in the background until `end()`. At the limit: ExecutionLimitError, whose message
+   * the app can show as is. The server counts the execution once when it ends: do not also report it as usage.
+   *
+   * When the server cannot be reached and this machine holds a valid license file, the execution runs offline,
+   * counted on this machine against the file's limit (`mode: "offline"`); report those as usage once back online.
+   * Without a license file, the connectivity error is thrown.
+   */
+  async startExecution(options: StartExecutionOptions = {}): Promise<Execution> {
+    options.signal?.throwIfAborted();
+    const feature = checkFeature(options.feature);
+    const state = await this.#activeState();
+    const identity = { license_key: state.license_key, machine_id: state.machine_id };
+    let answer: ExecutionAnswer;
+    try {
+      answer = await this.client.startExecution(
+        { ...identity, ...(feature ? { feature } : {}) },
+        { ...(options.signal ? { signal: options.signal } : {}) },
+      );
+    } catch (error) {
+      if (!isConnectivityError(error)) throw error;
+      const offline = await this.#startOffline(state, feature, options);
+      if (offline) return offline;
+      throw error;
+    }
+    const { execution } = answer;
+    return new Execution({
+      id: execution.id,
+      feature: execution.feature,
+      startedAt: new Date(execution.started_at),
+      expiresAt: new Date(execution.expires_at),
+      heartbeatIntervalSeconds: execution.heartbeat_interval_seconds,
+      running: answer.running,
+      limit: answer.limit,
+      options,
+      now: this.#now,
+      driver: {
+        mode: "online",
+        heartbeat: (signal) => this.client.executionHeartbeat(execution.id, identity, { signal }),
+        end: (signal) => this.client.endExecution(execution.id, identity, { ...(signal ? { signal } : {}) }),
+      },
+    });
+  }
+
+  /**
+   * Runs `fn` under an execution lease: starts it (ExecutionLimitError at the limit: `fn` is not called), passes it to
+   * `fn` (watch `execution.signal`: it aborts if the lease is lost), and ends it when `fn` settles, resolved or
+   * rejected. Resolves to what `fn` resolves to; rejects with what it rejects with.
+   */
+  async runExecution<T>(
+    fn: (execution: Execution) => T | PromiseLike<T>,
+    options: StartExecutionOptions = {},
+  ): Promise<T> {
+    const execution = await this.startExecution(options);
+    try {
+      return await fn(execution);
+    } finally {
+      await execution.end();
+    }
+  }
+
+  /** What runs on the license now, on every machine (ids only for this machine's own). Online only. */
+  async runningExecutions(options: CallOptions = {}): Promise<RunningExecutionsResult> {
+    const state = await this.#activeState();
+    return this.client.runningExecutions({ license_key: state.license_key, machine_id: state.machine_id }, options);
+  }
+
+  /** Offline on a license file: the file's limit, counted on this machine. Null when no valid file is held. */
+  async #startOffline(
+    state: LicenseState,
+    feature: string | undefined,
+    options: StartExecutionOptions,
+  ): Promise<Execution | null> {
+    if (!state.license_file) return null;
+    // As for any offline verdict: no record of the last check is as suspicious as a clock set back.
+    if (!state.last_checked_at || Number.isNaN(Date.parse(state.last_checked_at))) return null;
+    const verification = await this.#verifyFile(
+      state.license_file,
+      state.license_key,
+      state.machine_id,
+      state.last_checked_at,
+    );
+    if (!verification.ok) return null;
+    const now = this.#now();
+    await this.store.write({ ...state, last_checked_at: latest(state.last_checked_at, now) });
+    const planned = verification.claims.features.maxConcurrentExecutions;
+    const limit = planned ?? EXECUTION_RULES.maxPerMachineUnlimited;
+    const id = randomUUID();
+    const counter = this.#executionCounter(state);
+    let taken: Awaited<ReturnType<LocalExecutionCounter["acquire"]>>;
+    try {
+      taken = await counter.acquire(limit, { executionId: id, feature: feature ?? "", startedAt: now });
+    } catch (error) {
+      throw new LicenseStateError(
+        `Cannot count offline executions in ${counter.location}: ${(error as Error).message}`,
+        counter.location,
+        { cause: error },
+      );
+    }
+    const expiresAt = verification.expiresAt;
+    if (!taken.ok) {
+      const running = taken.holders.map((holder) => ({
+        displayId: state.machine?.display_id ?? "this machine",
+        machineName: state.machine_name,
+        startedAt: holder.startedAt,
+        expiresAt,
+      }));
+      throw new ExecutionLimitError(EXECUTION_MESSAGES.limit(limit), limit, running, expiresAt, "local");
+    }
+    return new Execution({
+      id,
+      feature: feature ?? "",
+      startedAt: now,
+      expiresAt,
+      heartbeatIntervalSeconds: EXECUTION_RULES.heartbeatIntervalSeconds,
+      running: taken.running,
+      limit: planned,
+      options,
+      now: this.#now,
+      driver: { mode: "offline", expiresAt, release: taken.release },
+    });
+  }
+
+  #executionCounter(state: LicenseState): LocalExecutionCounter {
+    return this.#executionsFolder === null
+      ? inProcessCounter(state.license_key, state.machine_id)
+      : new FileExecutionCounter(localExecutionsFolder(this.#executionsFolder, state.license_key, state.machine_id));
+  }
+
+  /** The stored activation, made on this machine. */
+  async #activeState(): Promise<LicenseState> {
+    const state = await this.#requireState();
+    if (this.#foreignMachine(state)) {
+      throw new NotActivatedError("This activation was made on another machine: activate the license on this one.");
+    }
+    return state;
+  }
+
+  /**
    * Frees this machine's slot on the server (license key and machine id), then forgets the local activation. A
    * machine the server no longer counts is simply forgotten. With `{ localOnly: true }` nothing is sent: the slot
    * stays taken until the machine goes silent or is removed in the dashboard. Deactivations are capped per license
@@ -545,6 +717,16 @@ export class LicenseManager {
       source: "token",
     };
   }
+}
+
+/** The feature as the server stores it (trimmed, lower case), or a LicenseInputError before anything is sent. */
+function checkFeature(feature: string | undefined): string | undefined {
+  if (feature === undefined) return undefined;
+  const normalised = feature.trim().toLowerCase();
+  if (!FEATURE_NAME.test(normalised)) {
+    throw new LicenseInputError(`feature must be lower-case words joined by hyphens (got "${feature}")`, "feature");
+  }
+  return normalised;
 }
 
 function licenseFromClaims(claims: LicenseTokenClaims): StoredLicense {

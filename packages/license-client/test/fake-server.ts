@@ -1,13 +1,22 @@
 /**
  * A small stand-in for the licensing API on 127.0.0.1:<random port>: validate (with machine binding and every
- * result code), usage (idempotent by Idempotency-Key), public key, tiers, configurations and health. Tokens are
+ * result code), usage (idempotent by Idempotency-Key), checkout (license files), execution leases (start, heartbeat,
+ * end, running; capped per license by its tier), public key, tiers, configurations and health. Tokens are
  * signed with a fresh Ed25519 key. Responses can be scripted per path to simulate failures.
  */
-import { sign as cryptoSign, KeyObject, randomUUID } from "node:crypto";
+import { createCipheriv, sign as cryptoSign, KeyObject, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { UsageRequestSchema, ValidateRequestSchema } from "@flotilla/contracts/licensing";
-import { NONCE_HEADER, SIGNATURE_HEADER } from "@flotilla/contracts/seats";
+import { ExecutionLeaseRequestSchema, StartExecutionRequestSchema } from "@flotilla/contracts/execution-api";
+import {
+  EXECUTION_CODES,
+  EXECUTION_MESSAGES,
+  EXECUTION_RULES,
+  type ExecutionEndReason,
+} from "@flotilla/contracts/executions";
+import { LICENSE_FILE_AAD, LICENSE_FILE_TOKEN_TYPE, licenseFileKey } from "@flotilla/contracts/license-file";
+import { CheckoutRequestSchema, UsageRequestSchema, ValidateRequestSchema } from "@flotilla/contracts/licensing";
+import { LICENSE_FILE_FORMAT, NONCE_HEADER, SEAT_RULES, SIGNATURE_HEADER } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode, TIERS } from "@flotilla/contracts/tiers";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { signatureHeader } from "../../../apps/api/src/modules/licenses/answer-signing";
@@ -45,6 +54,17 @@ export interface ScriptedResponse {
   unsigned?: boolean;
 }
 
+export interface FakeLease {
+  id: string;
+  license_key: string;
+  machine_id: string;
+  feature: string;
+  started_at: Date;
+  expires_at: Date;
+  ended: ExecutionEndReason | null;
+  ended_at: Date | null;
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -63,6 +83,8 @@ export interface FakeServer {
   privateKey: KeyPair["privateKey"];
   requests: RecordedRequest[];
   licenses: Map<string, LicenseRecord>;
+  /** Execution leases by id (ended ones too). */
+  leases: Map<string, FakeLease>;
   /** Queue responses for a path; each request to it takes the next one until the queue is empty. */
   script(path: string, ...responses: ScriptedResponse[]): void;
   /** Signs a token like the server's, with optional claim overrides. */
@@ -89,7 +111,13 @@ export const DEFAULT_LICENSES: FakeLicense[] = [
 ];
 
 export async function startFakeServer(
-  options: { licenses?: FakeLicense[]; kid?: string; now?: () => Date } = {},
+  options: {
+    licenses?: FakeLicense[];
+    kid?: string;
+    now?: () => Date;
+    /** What execution answers ask for (default EXECUTION_RULES.heartbeatIntervalSeconds). */
+    executionHeartbeatSeconds?: number;
+  } = {},
 ): Promise<FakeServer> {
   const now = options.now ?? (() => new Date());
   const { publicKey, privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
@@ -110,6 +138,8 @@ export async function startFakeServer(
   const scripts = new Map<string, ScriptedResponse[]>();
   const usageByKey = new Map<string, { status: number; body: unknown }>();
   const hanging = new Set<ServerResponse>();
+  const leases = new Map<string, FakeLease>();
+  const executionHeartbeatSeconds = options.executionHeartbeatSeconds ?? EXECUTION_RULES.heartbeatIntervalSeconds;
 
   const sign: FakeServer["sign"] = async (claims, signOptions = {}) => {
     const iat = signOptions.iat ?? Math.floor(now().getTime() / 1000);
@@ -220,9 +250,165 @@ export async function startFakeServer(
     };
   }
 
+  const problem = (status: number, code: string, error: string, extra: Record<string, unknown> = {}) => ({
+    status,
+    body: { success: false, error, code, ...extra },
+  });
+
+  /** The license a desktop call names, in force, with the machine bound; else the server's refusal. */
+  function boundLicense(licenseKey: string, machineId: string): LicenseRecord | { status: number; body: unknown } {
+    const license = licenses.get(licenseKey.toUpperCase());
+    if (!license) return problem(404, "NOT_FOUND", LICENSE_CODE_MESSAGES.NOT_FOUND);
+    if (license.status === "suspended") return problem(403, "SUSPENDED", LICENSE_CODE_MESSAGES.SUSPENDED);
+    if (!license.machines.some((m) => m.machine_id === machineId)) {
+      return problem(403, "NOT_ACTIVATED", LICENSE_CODE_MESSAGES.NOT_ACTIVATED);
+    }
+    return license;
+  }
+
+  const leaseView = (lease: FakeLease) => ({
+    id: lease.id,
+    feature: lease.feature,
+    started_at: lease.started_at.toISOString(),
+    heartbeat_interval_seconds: executionHeartbeatSeconds,
+    expires_at: lease.expires_at.toISOString(),
+  });
+  const runningOf = (license: LicenseRecord) =>
+    [...leases.values()].filter(
+      (lease) => lease.license_key === license.key && lease.ended === null && lease.expires_at > now(),
+    );
+  const limitOf = (license: LicenseRecord) => TIERS[license.tier].features.maxConcurrentExecutions;
+  const refusal = (license: LicenseRecord) => {
+    const running = runningOf(license);
+    const limit = limitOf(license) ?? running.length;
+    return problem(409, EXECUTION_CODES.limit, EXECUTION_MESSAGES.limit(limit), {
+      limit,
+      running: running.map((lease) => {
+        const machine = license.machines.find((m) => m.machine_id === lease.machine_id);
+        return {
+          display_id: machine?.display_id ?? "M-0000",
+          machine_name: `Machine ${lease.machine_id}`,
+          started_at: lease.started_at.toISOString(),
+          expires_at: lease.expires_at.toISOString(),
+        };
+      }),
+      oldest_expires_at: (
+        running.map((lease) => lease.expires_at).sort((a, b) => a.getTime() - b.getTime())[0] ?? now()
+      ).toISOString(),
+    });
+  };
+  const expiry = () =>
+    new Date(now().getTime() + (executionHeartbeatSeconds + EXECUTION_RULES.driftAllowanceSeconds) * 1000);
+
+  function executions(path: string, body: unknown): { status: number; body: unknown } {
+    if (path === "/api/license/executions") {
+      const parsed = StartExecutionRequestSchema.safeParse(body);
+      if (!parsed.success) return validationError(parsed.error.issues[0]?.message);
+      const license = boundLicense(parsed.data.license_key, parsed.data.machine_id);
+      if (!("key" in license)) return license;
+      const limit = limitOf(license);
+      if (limit !== null && runningOf(license).length >= limit) return refusal(license);
+      const lease: FakeLease = {
+        id: randomUUID(),
+        license_key: license.key,
+        machine_id: parsed.data.machine_id,
+        feature: parsed.data.feature ?? "",
+        started_at: now(),
+        expires_at: expiry(),
+        ended: null,
+        ended_at: null,
+      };
+      leases.set(lease.id, lease);
+      const data = { execution: leaseView(lease), running: runningOf(license).length, limit, revived: false };
+      return { status: 200, body: { success: true, data } };
+    }
+    const parsed = ExecutionLeaseRequestSchema.safeParse(body);
+    if (!parsed.success) return validationError(parsed.error.issues[0]?.message);
+    const license = boundLicense(parsed.data.license_key, parsed.data.machine_id);
+    if (!("key" in license)) return license;
+    if (path === "/api/license/executions/running") {
+      const data = {
+        limit: limitOf(license),
+        running: runningOf(license).map((lease) => {
+          const mine = lease.machine_id === parsed.data.machine_id;
+          const machine = license.machines.find((m) => m.machine_id === lease.machine_id);
+          return {
+            id: mine ? lease.id : "",
+            feature: lease.feature,
+            this_machine: mine,
+            display_id: machine?.display_id ?? "M-0000",
+            machine_name: `Machine ${lease.machine_id}`,
+            started_at: lease.started_at.toISOString(),
+            expires_at: lease.expires_at.toISOString(),
+          };
+        }),
+      };
+      return { status: 200, body: { success: true, data } };
+    }
+    const match = /^\/api\/license\/executions\/([^/]+)\/(heartbeat|end)$/.exec(path);
+    const lease = match ? leases.get(match[1]!) : undefined;
+    if (!match) return problem(404, "NOT_FOUND", "Not found");
+    if (!lease || lease.license_key !== license.key || lease.machine_id !== parsed.data.machine_id) {
+      return problem(404, EXECUTION_CODES.notFound, EXECUTION_MESSAGES.notFound);
+    }
+    if (match[2] === "end") {
+      if (lease.ended === null) {
+        lease.ended = lease.expires_at > now() ? "completed" : "expired";
+        lease.ended_at = now();
+      }
+      const data = { ended: true, end_reason: lease.ended, ended_at: lease.ended_at!.toISOString() };
+      return { status: 200, body: { success: true, data } };
+    }
+    if (lease.ended !== null) return problem(410, EXECUTION_CODES.ended, EXECUTION_MESSAGES.ended);
+    const revived = lease.expires_at <= now();
+    const limit = limitOf(license);
+    if (revived && limit !== null && runningOf(license).length >= limit) return refusal(license);
+    lease.expires_at = expiry();
+    const data = { execution: leaseView(lease), running: runningOf(license).length, limit, revived };
+    return { status: 200, body: { success: true, data } };
+  }
+
+  async function checkout(body: unknown): Promise<{ status: number; body: unknown }> {
+    const parsed = CheckoutRequestSchema.safeParse(body);
+    if (!parsed.success) return validationError(parsed.error.issues[0]?.message);
+    const license = boundLicense(parsed.data.license_key, parsed.data.machine_id);
+    if (!("key" in license)) return license;
+    const ttl = parsed.data.ttl_seconds ?? SEAT_RULES.licenseFileDefaultTtlSeconds;
+    const iat = Math.floor(now().getTime() / 1000);
+    const token = await sign(
+      {
+        typ: LICENSE_FILE_TOKEN_TYPE,
+        sub: license.id,
+        lic: license.key,
+        mid: parsed.data.machine_id,
+        tier: license.tier,
+        status: license.status,
+        features: TIERS[license.tier].features,
+        max_machines: license.max_machines,
+      },
+      { iat, exp: iat + ttl },
+    );
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", licenseFileKey(license.key, parsed.data.machine_id), iv);
+    cipher.setAAD(LICENSE_FILE_AAD);
+    const ciphertext = Buffer.concat([cipher.update(token, "utf8"), cipher.final()]);
+    const file = {
+      format: LICENSE_FILE_FORMAT,
+      kid,
+      iv: iv.toString("base64url"),
+      ciphertext: ciphertext.toString("base64url"),
+      tag: cipher.getAuthTag().toString("base64url"),
+      issued_at: new Date(iat * 1000).toISOString(),
+      expires_at: new Date((iat + ttl) * 1000).toISOString(),
+    };
+    return { status: 200, body: { success: true, data: { license_file: file } } };
+  }
+
   async function route(method: string, path: string, body: unknown, headers: IncomingHttpHeaders) {
     const key = typeof headers["idempotency-key"] === "string" ? headers["idempotency-key"] : undefined;
     if (method === "POST" && path === "/api/license/validate") return validate(body);
+    if (method === "POST" && path.startsWith("/api/license/executions")) return executions(path, body);
+    if (method === "POST" && path === "/api/license/checkout") return checkout(body);
     if (method === "POST" && path === "/api/license/usage") return usage(body, key);
     if (method === "GET" && path === "/api/license/public-key") {
       return { status: 200, body: { success: true, data: { kid, alg: "EdDSA", jwk: { ...publicJwk, kid } } } };
@@ -311,6 +497,7 @@ export async function startFakeServer(
     privateKey,
     requests,
     licenses,
+    leases,
     script(path, ...responses) {
       scripts.set(path, [...(scripts.get(path) ?? []), ...responses]);
     },

@@ -2,11 +2,15 @@
  * A desktop app's licensing, end to end, as a publisher would embed it (Electron main process, a Tauri Node
  * sidecar, or a plain Node app): activate once, then a LicenseSession checks at start, sends heartbeats on the
  * server's interval, falls back to the signed token (or a license file) when offline, and tells the app when the
- * verdict changes. Features are gated from signed data only.
+ * verdict changes. Features are gated from signed data only. Each agent run holds an execution lease
+ * (`runExecution`): the plan caps how many run at once across all of the license's machines, and a refusal's message
+ * is shown as the SDK gives it.
  *
  * Run it against a local server (`npm start`) with `main.ts`; apps/api/test/license-client.test.ts runs it too.
  */
 import {
+  type Execution,
+  ExecutionLimitError,
   FileStateStore,
   type LicenseCheck,
   LicenseClient,
@@ -35,6 +39,14 @@ export interface DesktopApp {
   /** How many agents may run at once under this license, right now. */
   agentSlots(): number;
   canShareMemory(): boolean;
+  /**
+   * Runs one agent task under an execution lease (ended when the task settles). At the plan's limit the task does not
+   * run: the refusal's message is shown and returned. The task should stop when `execution.signal` aborts.
+   */
+  runAgent<T>(
+    feature: string,
+    task: (execution: Execution) => Promise<T>,
+  ): Promise<{ ran: true; result: T } | { ran: false; refusal: string }>;
   /** Quit: stop the heartbeats; with `release`, free this machine's slot for another computer. */
   quit(options?: { release?: boolean }): Promise<void>;
 }
@@ -77,6 +89,27 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     events,
     agentSlots: () => session.maxConcurrentExecutions ?? Number.POSITIVE_INFINITY,
     canShareMemory: () => session.hasFeature("sharedMemory"),
+    async runAgent(feature, task) {
+      try {
+        const result = await manager.runExecution(
+          async (execution) => {
+            log(`agent running (${execution.mode}, execution ${execution.id})`);
+            return task(execution);
+          },
+          { feature, onHeartbeatError: (error) => log(`execution heartbeat failed: ${(error as Error).message}`) },
+        );
+        // Counted by the server when its lease ended: nothing to report (an offline run would be reported as usage).
+        return { ran: true, result };
+      } catch (error) {
+        if (!(error instanceof ExecutionLimitError)) throw error;
+        // The contract's message, then who holds the running executions.
+        const holders = error.running.map((holder) => holder.machineName ?? holder.displayId).join(", ");
+        const refusal = `${error.message}${holders ? ` Running on: ${holders}.` : ""}`;
+        events.push(refusal);
+        log(refusal);
+        return { ran: false, refusal };
+      }
+    },
     async quit({ release = false } = {}) {
       session.stop();
       if (release) {

@@ -14,9 +14,16 @@ import {
   TEAM_INTEGRATION_NAMES,
   TEAM_INTEGRATIONS,
 } from "@flotilla/contracts";
+import {
+  EXECUTION_RULES,
+  executionExpiresAfterSeconds,
+  executionRuleText,
+  limitText,
+} from "@flotilla/contracts/executions";
 import { RETENTION_DAYS, RETENTION_POLICY_ROWS } from "@flotilla/contracts/retention";
 import { formatDuration, inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, LICENSE_CODES, TIERS } from "@flotilla/contracts/tiers";
+import { EXECUTION_EXIT_WAIT_MS } from "@flotilla/contracts/timings";
 
 const cell = (text: string) => text.replaceAll("|", "\\|");
 
@@ -40,6 +47,15 @@ function seatsTable(): string {
       `| ${tier.tier} | ${tier.maxMachines} | ${formatDuration(tier.heartbeatIntervalSeconds)} | ${formatDuration(inactiveAfterSeconds(tier.heartbeatIntervalSeconds))} |`,
   );
   return ["| Tier | Machines at once | Heartbeat every | Inactive after |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+/** Per tier: how many executions may run at once across all of a license's machines (tiers.ts). */
+function executionsTable(): string {
+  const rows = Object.values(TIERS).map(
+    (tier) =>
+      `| ${tier.tier} | ${tier.features.maxConcurrentExecutions === null ? "Unlimited" : tier.features.maxConcurrentExecutions} |`,
+  );
+  return ["| Tier | Executions at once, across all machines |", "|---|---|", ...rows].join("\n");
 }
 
 /** What each validation code means and what the app should do, in the order the checks run. */
@@ -105,6 +121,17 @@ export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
   "retention-table": retentionTable,
   "privacy-request-days": () => String(RETENTION_DAYS.privacyRequestAnswer),
   "free-inactive-after": seconds(inactiveAfterSeconds(TIERS.free.heartbeatIntervalSeconds)),
+  // Execution leases (contracts/executions.ts, decision 0048).
+  "executions-table": executionsTable,
+  "execution-rule": executionRuleText,
+  "execution-heartbeat": seconds(EXECUTION_RULES.heartbeatIntervalSeconds),
+  "execution-expires-after": seconds(executionExpiresAfterSeconds()),
+  "execution-drift-allowance": seconds(EXECUTION_RULES.driftAllowanceSeconds),
+  "execution-revival-window": seconds(EXECUTION_RULES.revivalWindowSeconds),
+  "execution-holders-named": () => String(EXECUTION_RULES.holdersNamed),
+  "execution-unlimited-per-machine": () => String(EXECUTION_RULES.maxPerMachineUnlimited),
+  "execution-exit-wait": seconds(EXECUTION_EXIT_WAIT_MS / 1000),
+  "free-executions": () => limitText(TIERS.free.features.maxConcurrentExecutions),
 };
 
 export function expandContentTokens(markdown: string, where: string): string {
