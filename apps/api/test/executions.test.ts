@@ -226,6 +226,35 @@ describe("execution leases on a free license (one concurrent execution)", () => 
     expect((await start(key, "refuse-a")).json().code).toBe("SUSPENDED");
   });
 
+  it("a start retried with its Idempotency-Key answers the same execution, even when the retries race", async () => {
+    const { key } = await licensedCustomer(app, "exec-idem");
+    await bind(key, "idem-a");
+    const startWith = (idempotencyKey: string, feature?: string) =>
+      app.inject({
+        method: "POST",
+        url: "/api/license/executions",
+        headers: { "idempotency-key": idempotencyKey },
+        payload: { license_key: key, machine_id: "idem-a", ...(feature ? { feature } : {}) },
+      });
+    const answers = await Promise.all([
+      startWith("start-key-0001"),
+      startWith("start-key-0001"),
+      startWith("start-key-0001"),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200]);
+    const ids = new Set(answers.map((answer) => answer.json().data.execution.id));
+    expect(ids.size).toBe(1);
+    // The same key for another request is refused; a new key is a new start (refused: the one runs).
+    expect((await startWith("start-key-0001", "other-work")).statusCode).toBe(422);
+    const second = await startWith("start-key-0002");
+    expect(second.statusCode).toBe(409);
+    // A refused start keeps no key: once the slot is free, the same key may start.
+    await end(key, "idem-a", [...ids][0]!);
+    const retried = await startWith("start-key-0002");
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json().data.execution.id).not.toBe([...ids][0]);
+  });
+
   it("unlimited tiers record leases too, up to a per-machine bound", async () => {
     const { token, key } = await licensedCustomer(app, "exec-plus");
     await app.database.db.execute(sql`update licenses set tier = 'plus' where license_key = ${key}`);

@@ -13,7 +13,15 @@ import { and, asc, desc, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { executionLeases, licenses, machines } from "../../db/schema";
 import { utcDay } from "./attempt-recorder";
-import { type LicenseRow, lockLicense, recordUsage } from "./queries";
+import {
+  claimIdempotencyKey,
+  findIdempotentAnswer,
+  type LicenseRow,
+  lockLicense,
+  recordUsage,
+  releaseIdempotencyKey,
+  storeIdempotentResponse,
+} from "./queries";
 
 export type LeaseRow = typeof executionLeases.$inferSelect;
 
@@ -95,6 +103,8 @@ type NotInForce = { outcome: "license-not-in-force"; code: "SUSPENDED" | "EXPIRE
 
 export type StartOutcome =
   | { outcome: "started"; lease: LeaseRow; running: number }
+  /** The Idempotency-Key names an earlier start: its answer is replayed (or, for another request, refused). */
+  | { outcome: "replay"; stored: { requestHash: string; executionId: string | null; running: number } | null }
   | { outcome: "limit"; running: RunningExecution[] }
   | { outcome: "not-activated" }
   | NotInForce;
@@ -102,7 +112,17 @@ export type StartOutcome =
 /** Starts an execution unless the license's running executions are at `limit` (null: unlimited, still recorded). */
 export async function startExecution(
   db: Database,
-  input: { licenseId: string; machineId: string; feature: string; limit: number | null },
+  input: {
+    licenseId: string;
+    machineId: string;
+    feature: string;
+    limit: number | null;
+    /**
+     * A retried start (its answer was lost) must not start a second execution: the key is claimed under the lock, so
+     * a retry waits for the first attempt and replays its execution. A refusal releases the key (a retry may win).
+     */
+    idempotency?: { scope: string; key: string; requestHash: string; expiredBefore: Date };
+  },
   /** Run in the deciding transaction: the audit record of a refusal. */
   onRefused?: (tx: Database, running: RunningExecution[]) => Promise<unknown>,
 ): Promise<StartOutcome> {
@@ -113,11 +133,35 @@ export async function startExecution(
     const blocked = notInForce(license, now);
     if (blocked) return { outcome: "license-not-in-force", code: blocked };
     if (!(await machineHoldsSlot(tx, input.licenseId, input.machineId))) return { outcome: "not-activated" };
+    const { idempotency } = input;
+    if (idempotency) {
+      const claimed = await claimIdempotencyKey(
+        tx,
+        { ...idempotency, statusCode: 200, response: {} },
+        now,
+        idempotency.expiredBefore,
+      );
+      if (!claimed) {
+        const stored = await findIdempotentAnswer(tx, idempotency.scope, idempotency.key, idempotency.expiredBefore);
+        const answer = (stored?.response ?? {}) as { execution_id?: string; running?: number };
+        return {
+          outcome: "replay",
+          stored: stored
+            ? {
+                requestHash: stored.requestHash,
+                executionId: answer.execution_id ?? null,
+                running: answer.running ?? 1,
+              }
+            : null,
+        };
+      }
+    }
     const running = await runningExecutions(tx, [input.licenseId], now);
     const onThisMachine = running.filter((lease) => lease.machineId === input.machineId).length;
     const full =
       input.limit === null ? onThisMachine >= EXECUTION_RULES.maxPerMachineUnlimited : running.length >= input.limit;
     if (full) {
+      if (idempotency) await releaseIdempotencyKey(tx, idempotency.scope, idempotency.key);
       await onRefused?.(tx, running);
       return { outcome: "limit", running };
     }
@@ -132,6 +176,12 @@ export async function startExecution(
         expiresAt: expiryFrom(now),
       })
       .returning();
+    if (idempotency) {
+      await storeIdempotentResponse(tx, idempotency.scope, idempotency.key, {
+        execution_id: lease!.id,
+        running: running.length + 1,
+      });
+    }
     return { outcome: "started", lease: lease!, running: running.length + 1 };
   });
 }
@@ -154,6 +204,15 @@ async function findLease(tx: Database, licenseId: string, machineId: string, lea
         eq(executionLeases.machineId, machineId),
       ),
     );
+  return lease ?? null;
+}
+
+/** A lease by id, for a replayed start. */
+export async function leaseById(db: Database, licenseId: string, leaseId: string): Promise<LeaseRow | null> {
+  const [lease] = await db
+    .select()
+    .from(executionLeases)
+    .where(and(eq(executionLeases.id, leaseId), eq(executionLeases.licenseId, licenseId)));
   return lease ?? null;
 }
 

@@ -54,12 +54,16 @@ export function registerExecutionRoutes(
       schema: {
         tags: ["Executions"],
         summary: "Start an execution: a lease on one of the license's concurrent executions",
-        description: `For an activated machine. The license's running executions, on all of its machines, are capped by its tier (\`max_concurrent_executions\`: Self Hosted Free runs 1); at the limit the start is refused with 409 EXECUTION_LIMIT, naming the machines that hold the running executions and when the soonest of them expires if its app has stopped. Unlimited tiers record leases too. ${rule} An ended lease counts as one execution in the usage figures (feature: \`feature\`).${signedNote}`,
+        description: `For an activated machine. The license's running executions, on all of its machines, are capped by its tier (\`max_concurrent_executions\`: Self Hosted Free runs 1); at the limit the start is refused with 409 EXECUTION_LIMIT, naming the machines that hold the running executions and when the soonest of them expires if its app has stopped. Unlimited tiers record leases too. ${rule} An ended lease counts as one execution in the usage figures (feature: \`feature\`). With an Idempotency-Key, a start retried within 24 hours (its answer was lost) answers with the execution the first attempt started instead of starting another; the same key with a different request is a 422; a refused start does not keep the key.${signedNote}`,
+        headers: z.object({ "idempotency-key": z.string().min(8).max(128).optional() }),
         body: StartExecutionRequestSchema,
-        response: { 200: ExecutionAnswerSchema, 409: ExecutionRefusalSchema, ...errors },
+        response: { 200: ExecutionAnswerSchema, 409: ExecutionRefusalSchema, 422: ApiErrorSchema, ...errors },
       },
     },
-    async (request) => ({ success: true as const, data: await executions.start(request.body) }),
+    async (request) => ({
+      success: true as const,
+      data: await executions.start(request.body, request.headers["idempotency-key"]),
+    }),
   );
 
   api.post(

@@ -3,6 +3,7 @@
  * asks, as on every desktop call; what may run is decided in the database under the license lock
  * (execution-queries.ts). Every change is announced on the license change channel, which feeds live dashboards.
  */
+import { createHash } from "node:crypto";
 import type { StartExecutionRequest } from "@flotilla/contracts/execution-api";
 import {
   EXECUTION_CODES,
@@ -12,6 +13,7 @@ import {
 } from "@flotilla/contracts/executions";
 import { LICENSE_CODE_MESSAGES, tierById } from "@flotilla/contracts/tiers";
 import type { Database } from "../../db/client";
+import { RETENTION } from "../../jobs/retention";
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
 import * as eq from "./execution-queries";
@@ -90,13 +92,22 @@ export class ExecutionsService {
     return true;
   }
 
-  async start(input: StartExecutionRequest) {
+  async start(input: StartExecutionRequest, idempotencyKey?: string) {
     const license = await this.license(input.license_key);
     const limit = limitOf(license);
     const machineId = input.machine_id.trim();
+    const feature = input.feature ?? "";
+    const idempotency = idempotencyKey
+      ? {
+          scope: `execution-start:${license.id}:${machineId}`,
+          key: idempotencyKey,
+          requestHash: createHash("sha256").update(JSON.stringify({ machineId, feature })).digest("hex"),
+          expiredBefore: new Date(Date.now() - RETENTION.idempotencyKeyMs),
+        }
+      : undefined;
     const outcome = await eq.startExecution(
       this.db,
-      { licenseId: license.id, machineId, feature: input.feature ?? "", limit },
+      { licenseId: license.id, machineId, feature, limit, idempotency },
       (tx, running) =>
         this.auditThisRefusal(license.id)
           ? recordEvent(tx, {
@@ -113,8 +124,34 @@ export class ExecutionsService {
     if (outcome.outcome === "license-not-in-force") this.notInForce(outcome.code);
     if (outcome.outcome === "not-activated") this.notActivated();
     if (outcome.outcome === "limit") this.refused(outcome.running, limit ?? outcome.running.length);
+    if (outcome.outcome === "replay") return this.replay(license, outcome.stored, idempotency!.requestHash, limit);
     await this.changed(license.licenseKey);
     return { execution: leaseView(outcome.lease), running: outcome.running, limit, revived: false };
+  }
+
+  /** A retried start: the execution the first attempt started, as it is now. */
+  private async replay(
+    license: LicenseRow,
+    stored: { requestHash: string; executionId: string | null; running: number } | null,
+    requestHash: string,
+    limit: number | null,
+  ) {
+    if (stored && stored.requestHash !== requestHash) {
+      throw new HttpProblem(
+        422,
+        "This Idempotency-Key was already used for a different request.",
+        "IDEMPOTENCY_KEY_REUSED",
+      );
+    }
+    const lease = stored?.executionId ? await eq.leaseById(this.db, license.id, stored.executionId) : null;
+    if (!lease) {
+      throw new HttpProblem(
+        409,
+        "A request with this Idempotency-Key is still being processed.",
+        "IDEMPOTENCY_IN_PROGRESS",
+      );
+    }
+    return { execution: leaseView(lease), running: stored!.running, limit, revived: false };
   }
 
   async heartbeat(executionId: string, input: { license_key: string; machine_id: string }) {
