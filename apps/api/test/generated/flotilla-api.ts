@@ -483,7 +483,7 @@ export interface paths {
         put?: never;
         /**
          * Start an execution: a lease on one of the license's concurrent executions
-         * @description For an activated machine. The license's running executions, on all of its machines, are capped by its tier (`max_concurrent_executions`: Self Hosted Free runs 1); at the limit the start is refused with 409 EXECUTION_LIMIT, naming the machines that hold the running executions and when the soonest of them expires if its app has stopped. Unlimited tiers record leases too. Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. An ended lease counts as one execution in the usage figures (feature: `feature`). The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         * @description For an activated machine. The license's running executions, on all of its machines, are capped by its tier (`max_concurrent_executions`: Self Hosted Free runs 1); at the limit the start is refused with 409 EXECUTION_LIMIT, naming the machines that hold the running executions and when the soonest of them expires if its app has stopped. Unlimited tiers record leases too. Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. An ended lease counts as one execution in the usage figures (feature: `feature`). With an Idempotency-Key, a start retried within 24 hours (its answer was lost) answers with the execution the first attempt started instead of starting another; the same key with a different request is a 422; a refused start does not keep the key. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
          */
         post: operations["startExecution"];
         delete?: never;
@@ -3306,7 +3306,9 @@ export interface operations {
     startExecution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3411,6 +3413,20 @@ export interface operations {
             };
             /** @description Default Response */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
