@@ -420,3 +420,34 @@ export async function readiness(url: string) {
   const body = (await response.json()) as any;
   return { status: response.status, checks: body.checks ?? {}, ms: Date.now() - started };
 }
+
+/** The admin CLI as an operator runs it (the built dist/admin.js); resolves when it has exited, with what it said. */
+export async function adminCli(args: string[], env: { DATABASE_URL: string; REDIS_URL: string }) {
+  const started = Date.now();
+  const child = spawn(process.execPath, [fileURLToPath(new URL("../../dist/admin.js", import.meta.url)), ...args], {
+    env: { ...process.env, ...env, LOG_LEVEL: "silent" },
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 30_000,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += String(chunk);
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, stdout, stderr, ms: Date.now() - started };
+}
+
+/** One figure from an instance's /metrics (the first sample of `name`), or null when it does not answer. */
+export async function metric(instanceUrl: string, name: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text);
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
