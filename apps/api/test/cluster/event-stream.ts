@@ -40,10 +40,12 @@ export interface EventStream {
 export async function openEventStream(base: string, token: string): Promise<EventStream> {
   const controller = new AbortController();
   const openedAt = Date.now();
+  // The headers come at once from a stream that flows (a proxy that holds the body back may hold them too).
+  const headersDue = setTimeout(() => controller.abort(new Error("no headers within 10 s")), 10_000);
   const response = await fetch(`${base}/api/customer/events`, {
     headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
     signal: controller.signal,
-  });
+  }).finally(() => clearTimeout(headersDue));
   const waiters = new Set<() => void>();
   const wake = () => {
     for (const waiter of [...waiters]) waiter();
