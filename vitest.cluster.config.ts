@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 /**
  * `npm run test:cluster`: three instances of the built service on PostgreSQL and Redis behind nginx
  * (scripts/lib/cluster.mjs), killed and restarted under load. Needs PostgreSQL on 127.0.0.1:5432
- * (TEST_DATABASE_URL to change it), redis-server and nginx (installed when missing and root).
+ * (TEST_DATABASE_URL to change it), redis-server and nginx (installed when missing and root). Each file starts its own
+ * cluster on loopback ports: a free random range from 18100, or CLUSTER_TEST_PORT (harness.ts, basePort).
  */
 export default defineConfig({
   test: {

@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
 import { ROOT } from "./bootstrap.mjs";
@@ -38,6 +39,30 @@ export function ensureNginx(log = console.error) {
     if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed`);
   }
   return "/usr/sbin/nginx";
+}
+
+/** Whether nothing listens on this loopback port (a listener on 0.0.0.0 or [::] counts: binding here would fail). */
+export function portIsFree(port) {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ port, host: "127.0.0.1", exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Throws unless every port is free. Two clusters on one machine (a developer's `npm run cluster`, the cluster suite,
+ * the benchmark) must not share a port: an instance that cannot bind exits, but its readiness probe could meanwhile
+ * be answered by the other cluster's instance on that port, and the run would test the wrong processes.
+ */
+export async function ensurePortsFree(ports) {
+  const taken = [];
+  for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
+  if (taken.length > 0) {
+    throw new Error(
+      `Port${taken.length > 1 ? "s" : ""} ${taken.join(", ")} on 127.0.0.1 already in use (another cluster?)`,
+    );
+  }
 }
 
 /** Creates the database named in the URL when it does not exist yet (connecting to the server's `postgres` database). */
@@ -100,6 +125,7 @@ export async function startCluster(options = {}) {
   const log = options.log ?? ((message) => console.error(message));
   const runtime = options.runtimeDir ?? join(ROOT, ".cache/cluster");
   const nginxBinary = ensureNginx(log);
+  await ensurePortsFree([port, ...Array.from({ length: count }, (_, index) => basePort + index)]);
   mkdirSync(runtime, { recursive: true });
   // nginx's workers run as an unprivileged user when the master is root: they write their temp files here.
   chmodSync(runtime, 0o777);

@@ -160,6 +160,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await registerRateLimit(app, config, redisGate, () => metrics.redisFallback());
   // Sources are read when scraped: the services they read are created below.
   let licensingForMetrics: LicensingService | null = null;
+  let liveEventsForMetrics: CustomerEventHub | null = null;
   // Created below with the licensing service; readiness and metrics read it when asked.
   let invalidationForReadiness: LicenseInvalidation | null = null;
   const metrics: Metrics = registerMetrics(app, {
@@ -170,6 +171,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     redisCircuit: () => (redis ? redisGate.breaker.state : null),
     changeChannels: () => invalidationForReadiness?.channels() ?? { postgres: "off", redis: "off" },
     runningExecutions: () => runningExecutionCount(database.db, new Date()),
+    liveStreams: () => liveEventsForMetrics?.size ?? 0,
   });
   await registerOpenApi(app, { publicOrigin: config.publicOrigin });
   await app.register(compress, { threshold: 1024 });
@@ -280,6 +282,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // A flush wrote machines' last-seen times: live dashboards of those licenses refresh (decision 0048).
   licensing.recorder.onSeen = (licenseIds) => void invalidation.seen(licenseIds);
   const liveEvents = new CustomerEventHub(database.db, invalidation, app.log);
+  liveEventsForMetrics = liveEvents;
   app.decorate("liveEvents", liveEvents);
   registerLiveEventRoutes(app, { hub: liveEvents, auth, perMinute: config.rateLimits.perMinute });
   app.decorate("licensing", licensing);

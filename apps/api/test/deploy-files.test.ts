@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CONFIG_VARIABLES, loadConfig } from "../src/config";
+import { PING_MS } from "../src/modules/live/customer-events";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const read = (path: string) => readFileSync(`${ROOT}${path}`, "utf8");
@@ -83,6 +84,15 @@ describe("deploy/", () => {
     expect(rendered).toMatch(/location ~ \^\/api\/license\/\(validate\|heartbeat\)\$ \{[^}]*non_idempotent;/);
     expect(rendered).toContain("proxy_read_timeout 10s;");
     expect(rendered).toContain("proxy_set_header X-Request-Id $request_id;");
+    // The live dashboard's event stream: each event passed on as it comes, and a read timeout that its pings keep
+    // from firing (the cluster suite holds a quiet stream open past it).
+    const stream = /location = \/api\/customer\/events \{([^}]*)\}/.exec(rendered)?.[1] ?? "";
+    expect(stream).toContain("proxy_buffering off;");
+    expect(Number(/proxy_read_timeout (\d+)s;/.exec(stream)?.[1]) * 1_000).toBeGreaterThanOrEqual(PING_MS + 10_000);
+    // Streams never end on their own: a reload or a stop closes them after a bound, and compose waits that long.
+    const shutdown = Number(/^worker_shutdown_timeout (\d+)s;$/m.exec(rendered)?.[1]);
+    expect(shutdown).toBeGreaterThan(20);
+    expect(Number(/^(\d+)s$/.exec(nginx.stop_grace_period)?.[1])).toBeGreaterThan(shutdown);
   });
 
   it("the image carries what the service reads at run time, runs as a non-root user and checks readiness", () => {

@@ -1,8 +1,8 @@
 /**
  * Prometheus metrics (prom-client) at GET /metrics, per instance (label `instance`): request rate and latency per
  * route, validation codes, the counter flush (lag, duration, failures), database pool use, rate-limit refusals,
- * the license cache's hits and misses, Redis fallbacks and its circuit breaker, the license-change channels, and the
- * process's own figures. nginx does not expose
+ * the license cache's hits and misses, Redis fallbacks and its circuit breaker, the license-change channels, open
+ * live event streams, and the process's own figures. nginx does not expose
  * /metrics publicly (deploy/nginx.conf.template): scrape each instance directly.
  */
 import type { FastifyInstance } from "fastify";
@@ -22,6 +22,8 @@ export interface MetricsSources {
   changeChannels: () => Record<"postgres" | "redis", "ok" | "down" | "off">;
   /** Executions running now across the service (a bounded count in the database, read when scraped). */
   runningExecutions: () => Promise<number>;
+  /** Live event streams open on this instance (modules/live/customer-events.ts). */
+  liveStreams: () => number;
 }
 
 export interface Metrics {
@@ -146,6 +148,14 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources): 
       } catch {
         // The database did not answer: the gauge is left out of this scrape rather than failing it.
       }
+    },
+  });
+  new client.Gauge({
+    name: "flotilla_live_event_streams",
+    help: "Live dashboard event streams open on this instance (GET /api/customer/events; at most 5,000 each)",
+    registers: [registry],
+    collect() {
+      this.set(sources.liveStreams());
     },
   });
   const executionRefusals = new client.Counter({

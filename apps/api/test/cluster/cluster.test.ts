@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignInOverHttp } from "../helpers/dev-sign-in-http";
 import {
+  basePort,
   bootCluster,
   type Cluster,
   call,
@@ -26,14 +27,15 @@ import {
   upstreamFailTimeoutSeconds,
 } from "./harness";
 
-const PORT = 18_100 + Math.floor(Math.random() * 800);
+/** nginx on PORT, the instances on the next three, the suite's Redis on PORT + 50 and the database link on + 51. */
+let PORT: number;
 const ADMIN_CLI = fileURLToPath(new URL("../../dist/admin.js", import.meta.url));
 const figures: string[] = [];
 
 let database: Awaited<ReturnType<typeof scratchDatabase>>;
 /** The instances reach PostgreSQL through it; the suite's own checks go straight to the database. */
 let databaseProxy: Awaited<ReturnType<typeof databaseLink>>;
-const redis = scratchRedis(PORT + 50);
+let redis: ReturnType<typeof scratchRedis>;
 let cluster: Cluster;
 let fixture: { licenses: { token: string; key: string; machine: string }[]; run: string };
 
@@ -135,6 +137,8 @@ async function signupsAcceptedAcrossInstances(address: string, label: string): P
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 beforeAll(async () => {
+  PORT = await basePort([0, 1, 2, 3, 50, 51]);
+  redis = scratchRedis(PORT + 50);
   database = await scratchDatabase();
   databaseProxy = await databaseLink(database.url, PORT + 51);
   await redis.start();
@@ -164,10 +168,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   databaseProxy?.thaw();
-  redis.thaw();
+  redis?.thaw();
   await cluster?.stop();
   await databaseProxy?.close();
-  await redis.stop();
+  await redis?.stop();
   await database?.drop();
   console.info(`\nCluster suite figures (3 instances behind nginx, PostgreSQL, Redis):\n  ${figures.join("\n  ")}\n`);
 }, 120_000);

@@ -14,8 +14,10 @@ import autocannon from "autocannon";
 import pg from "pg";
 // The cluster library is plain JavaScript shared with `npm run cluster`.
 // @ts-expect-error -- untyped .mjs module
-import { startCluster, UPSTREAM_FAIL_TIMEOUT_SECONDS } from "../../../../scripts/lib/cluster.mjs";
+import * as clusterScripts from "../../../../scripts/lib/cluster.mjs";
 import { devSignInOverHttp } from "../helpers/dev-sign-in-http";
+
+const { ensurePortsFree, portIsFree, startCluster, UPSTREAM_FAIL_TIMEOUT_SECONDS } = clusterScripts;
 
 /** How long nginx counts a failed instance out (scripts/lib/cluster.mjs): a rolling restart waits it out. */
 export const upstreamFailTimeoutSeconds: number = UPSTREAM_FAIL_TIMEOUT_SECONDS;
@@ -37,6 +39,31 @@ export interface Cluster {
   instances: Instance[];
   runtime: string;
   stop(): Promise<void>;
+}
+
+/**
+ * A suite file's base port; it uses base + each of `offsets` (nginx, the instances, its Redis…), and the files run one
+ * after another with offsets of their own. CLUSTER_TEST_PORT fixes the base (a machine where several clusters run
+ * side by side: give each its own range); else a random base in 18100–18899 whose ports are all free, so that a
+ * second suite, `npm run cluster` (8080…) or the benchmark (3900…) is not joined by mistake.
+ */
+export async function basePort(offsets: number[]): Promise<number> {
+  const highest = Math.max(...offsets);
+  const fixed = process.env.CLUSTER_TEST_PORT;
+  if (fixed) {
+    const base = Number(fixed);
+    if (!Number.isInteger(base) || base < 1024 || base + highest > 65_535) {
+      throw new Error(`CLUSTER_TEST_PORT must be a port from 1024 to ${65_535 - highest}`);
+    }
+    await ensurePortsFree(offsets.map((offset) => base + offset));
+    return base;
+  }
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const base = 18_100 + Math.floor(Math.random() * 800);
+    const free = await Promise.all(offsets.map((offset) => portIsFree(base + offset)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error("No free ports for the cluster suite around 18100–18999: set CLUSTER_TEST_PORT");
 }
 
 export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -392,4 +419,35 @@ export async function readiness(url: string) {
   // biome-ignore lint/suspicious/noExplicitAny: the readiness body, read field by field.
   const body = (await response.json()) as any;
   return { status: response.status, checks: body.checks ?? {}, ms: Date.now() - started };
+}
+
+/** The admin CLI as an operator runs it (the built dist/admin.js); resolves when it has exited, with what it said. */
+export async function adminCli(args: string[], env: { DATABASE_URL: string; REDIS_URL: string }) {
+  const started = Date.now();
+  const child = spawn(process.execPath, [fileURLToPath(new URL("../../dist/admin.js", import.meta.url)), ...args], {
+    env: { ...process.env, ...env, LOG_LEVEL: "silent" },
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 30_000,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += String(chunk);
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, stdout, stderr, ms: Date.now() - started };
+}
+
+/** One figure from an instance's /metrics (the first sample of `name`), or null when it does not answer. */
+export async function metric(instanceUrl: string, name: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`${instanceUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text);
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
 }
