@@ -23,6 +23,8 @@ export const PING_MS = 15_000;
 export const COALESCE_MS = 100;
 export const STREAMS_PER_CUSTOMER = 5;
 export const STREAMS_PER_INSTANCE = 5_000;
+/** Sessions checked at once on a ping round (each one query). */
+const SESSION_CHECKS_AT_ONCE = 50;
 /** What the browser waits before reconnecting after the stream drops (the SSE `retry` field). */
 export const RECONNECT_MS = 2_000;
 
@@ -48,6 +50,8 @@ export class CustomerEventHub {
   private readonly streams = new Set<Stream>();
   private readonly ping: NodeJS.Timeout;
   private closed = false;
+  /** A round of session checks is running (pingAll). */
+  private checking = false;
 
   constructor(
     private readonly db: Database,
@@ -84,8 +88,10 @@ export class CustomerEventHub {
     for (const old of mine.slice(0, Math.max(0, mine.length - STREAMS_PER_CUSTOMER + 1))) this.end(old, "replaced");
     this.streams.add(stream);
     response.on("close", () => this.forget(stream));
-    await this.loadLicenses(stream);
     write(stream, `retry: ${RECONNECT_MS}\n\n`);
+    // A stream that does not know the customer's licenses would look live and hear nothing: end it, and the browser
+    // reconnects after its pause.
+    if (!(await this.loadLicenses(stream))) return this.end(stream, "closing");
     this.send(stream, "ready", {});
   }
 
@@ -96,7 +102,8 @@ export class CustomerEventHub {
     for (const stream of [...this.streams]) this.end(stream, "closing");
   }
 
-  private async loadLicenses(stream: Stream) {
+  /** Reads which licenses (and keys) the stream's customer has; false when the database did not answer. */
+  private async loadLicenses(stream: Stream): Promise<boolean> {
     try {
       const now = new Date();
       const owned = await this.db
@@ -114,8 +121,10 @@ export class CustomerEventHub {
               .where(and(eq(licenses.customerId, stream.customerId), gt(licenseKeyAliases.validUntil, now)));
       stream.licenseIds = new Set(ids);
       stream.licenseKeys = new Map([...owned, ...aliases].map((row) => [row.key, row.id]));
+      return true;
     } catch (error) {
       this.log.warn({ err: error }, "live events: reading the customer's licenses failed");
+      return false;
     }
   }
 
@@ -152,14 +161,28 @@ export class CustomerEventHub {
     for (const stream of this.streams) this.send(stream, event, {});
   }
 
-  /** Pings every stream and ends those whose session has ended (every PING_MS; tests call it directly). */
+  /**
+   * Pings every stream, then ends those whose session has ended (every PING_MS; tests call it directly). The pings go
+   * out first, whatever the database does; sessions are checked a batch at a time, and a round still checking when
+   * the next is due lets that one skip its checks.
+   */
   async pingAll() {
-    for (const stream of [...this.streams]) {
-      // A database that does not answer is not a signed-out customer: keep the stream, check again next ping.
-      const signedIn = await stream.owner.stillSignedIn().catch(() => true);
-      if (!this.streams.has(stream)) continue;
-      if (!signedIn) this.end(stream, "signed-out");
-      else write(stream, ": ping\n\n");
+    const streams = [...this.streams];
+    for (const stream of streams) write(stream, ": ping\n\n");
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      for (let at = 0; at < streams.length; at += SESSION_CHECKS_AT_ONCE) {
+        await Promise.all(
+          streams.slice(at, at + SESSION_CHECKS_AT_ONCE).map(async (stream) => {
+            // A database that does not answer is not a signed-out customer: keep the stream, check again later.
+            const signedIn = await stream.owner.stillSignedIn().catch(() => true);
+            if (!signedIn && this.streams.has(stream)) this.end(stream, "signed-out");
+          }),
+        );
+      }
+    } finally {
+      this.checking = false;
     }
   }
 
@@ -168,7 +191,7 @@ export class CustomerEventHub {
     write(stream, `id: ${stream.sequence}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
-  private end(stream: Stream, event: string) {
+  private end(stream: Stream, event: string): void {
     this.send(stream, event, {});
     this.forget(stream);
     stream.response.end();
