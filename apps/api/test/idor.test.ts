@@ -28,6 +28,8 @@ interface Party {
   licenseKey: string;
   machines: { id: string; name: string }[];
   feature: string;
+  /** A running execution on the party's first machine. */
+  executionId: string;
 }
 
 let a: Party;
@@ -103,6 +105,20 @@ const MATRIX: Record<string, Entry> = {
   // B rotating A's key would hand B a working key to A's license: refused like every foreign call.
   "POST /api/customer/licenses/{licenseKey}/rotate": { kind: "foreign" },
   "DELETE /api/customer/licenses/{licenseKey}/refusals": { kind: "foreign" },
+  // B's key and machine, A's lease: B can neither keep it alive nor end it (a getter: B exists once the suite runs).
+  "POST /api/license/executions/{executionId}/heartbeat": {
+    kind: "foreign",
+    get body() {
+      return { license_key: b.licenseKey, machine_id: b.machines[0]!.id };
+    },
+  },
+  "POST /api/license/executions/{executionId}/end": {
+    kind: "foreign",
+    get body() {
+      return { license_key: b.licenseKey, machine_id: b.machines[0]!.id };
+    },
+  },
+  "DELETE /api/customer/licenses/{licenseKey}/executions/{executionId}": { kind: "foreign" },
   "GET /api/customer/activity": {
     kind: "own",
     statuses: [200],
@@ -179,6 +195,10 @@ const PATH_VALUES: Record<string, () => { value: string; owner: "A" | "B" }[]> =
   ],
   endpointId: () => [{ value: "00000000-0000-4000-8000-000000000001", owner: "A" }],
   deliveryId: () => [{ value: "00000000-0000-4000-8000-000000000002", owner: "A" }],
+  executionId: () => [
+    { value: a.executionId, owner: "A" },
+    { value: b.executionId, owner: "B" },
+  ],
 };
 
 /** Every combination of path values that touches at least one of A's resources. */
@@ -209,6 +229,7 @@ function secretsOfA(): string[] {
     a.name,
     a.token,
     a.feature,
+    a.executionId,
     ...a.machines.flatMap((machine) => [machine.id, machine.name]),
   ];
 }
@@ -256,6 +277,12 @@ async function party(email: string, name: string, machines: { id: string; name: 
     });
     expect(usage.statusCode).toBe(200);
   }
+  const execution = await app.inject({
+    method: "POST",
+    url: "/api/license/executions",
+    payload: { license_key: license.license_key, machine_id: machines[0]!.id, feature },
+  });
+  expect(execution.statusCode).toBe(200);
   return {
     token: signedIn.token,
     customerId: signedIn.customer.id,
@@ -265,6 +292,7 @@ async function party(email: string, name: string, machines: { id: string; name: 
     licenseKey: license.license_key,
     machines,
     feature,
+    executionId: execution.json().data.execution.id as string,
   } satisfies Party;
 }
 

@@ -152,6 +152,7 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     customerId: someId,
     endpointId: someId,
     deliveryId: someId,
+    executionId: someId,
   };
   const answers: { key: string; response: LightMyRequestResponse }[] = [];
   // Session-ending calls last, each with its own session.

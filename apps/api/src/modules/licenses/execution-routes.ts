@@ -125,7 +125,7 @@ export function registerExecutionRoutes(
           "The app learns it at its next heartbeat (410 EXECUTION_ENDED). Recorded in the audit log as execution.ended.",
         security: [{ bearerAuth: [] }],
         params: z.object({ licenseKey: z.string().min(1).max(64) }).extend(ExecutionParamsSchema.shape),
-        response: { 200: EndExecutionAnswerSchema, ...errors },
+        response: { 200: EndExecutionAnswerSchema, 401: ApiErrorSchema, ...errors },
       },
       config: { rateLimit: deps.customerLimit },
       preValidation: deps.guard,
