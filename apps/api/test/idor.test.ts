@@ -140,6 +140,7 @@ const MATRIX: Record<string, Entry> = {
       "POST /api/admin/customers/{customerId}/sign-out-everywhere",
       "POST /api/admin/licenses/{licenseKey}/actions",
       "POST /api/admin/licenses/{licenseKey}/machines/{machineId}/revoke",
+      "POST /api/admin/licenses/{licenseKey}/executions/{executionId}/end",
       "POST /api/admin/privacy/export",
       "POST /api/admin/privacy/erase",
       "GET /api/admin/audit",
@@ -160,7 +161,7 @@ const MATRIX: Record<string, Entry> = {
           ? { email: "attacker@example.com", reason: "attacker" }
           : key.endsWith("/actions")
             ? { action: "suspend", reason: "attacker" }
-            : key.endsWith("/revoke")
+            : key.endsWith("/revoke") || key.endsWith("/end")
               ? { reason: "attacker" }
               : key.startsWith("POST /api/admin/privacy/")
                 ? { email: "someone@example.com", reason: "attacker" }

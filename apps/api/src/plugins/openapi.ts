@@ -74,6 +74,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/admin/customers/{customerId}/sign-out-everywhere": "adminSignOutCustomerEverywhere",
   "POST /api/admin/licenses/{licenseKey}/actions": "adminChangeLicense",
   "POST /api/admin/licenses/{licenseKey}/machines/{machineId}/revoke": "adminRevokeMachine",
+  "POST /api/admin/licenses/{licenseKey}/executions/{executionId}/end": "adminEndExecution",
   "POST /api/admin/privacy/export": "adminExportPerson",
   "POST /api/admin/privacy/erase": "adminErasePerson",
   "GET /api/admin/audit": "adminListAuditEvents",
