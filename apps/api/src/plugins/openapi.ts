@@ -48,7 +48,6 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/license/executions/{executionId}/end": "endExecution",
   "POST /api/license/executions/running": "listRunningExecutions",
   "DELETE /api/customer/licenses/{licenseKey}/executions/{executionId}": "endCustomerExecution",
-  "GET /api/customer/events": "streamCustomerEvents",
   "GET /api/customer/dashboard": "getDashboard",
   "POST /api/customer/licenses": "createLicense",
   "POST /api/customer/licenses/{licenseKey}/rotate": "rotateLicenseKey",
