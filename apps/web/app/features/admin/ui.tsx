@@ -273,8 +273,15 @@ export function ConfirmDialog({
   );
 }
 
-/** "Jan 2, 2026, 10:00" in the viewer's time zone. */
-export function formatDateTime(iso: string | null | undefined, fallback = "—"): string {
+/**
+ * "Jan 2, 2026, 10:00" in the viewer's time zone; with `zone`, the zone is named ("Jan 2, 2026, 10:00 UTC"), for
+ * times an admin compares with an app's logs or a customer's report.
+ */
+export function formatDateTime(
+  iso: string | null | undefined,
+  fallback = "—",
+  options: { zone?: boolean } = {},
+): string {
   if (!iso) return fallback;
   const date = new Date(iso);
   return Number.isNaN(date.getTime())
@@ -285,6 +292,7 @@ export function formatDateTime(iso: string | null | undefined, fallback = "—")
         day: "numeric",
         hour: "2-digit",
         minute: "2-digit",
+        ...(options.zone ? { timeZoneName: "short" } : {}),
       });
 }
 
