@@ -735,7 +735,7 @@ console.log(
   `\n${results.database}; ${CONNECTIONS} connections, ${SECONDS} s per run; LOG_LEVEL=${LOG_LEVEL}; load average ${results.loadAverage.start.join(" ")} → ${results.loadAverage.end.join(" ")}\n`,
 );
 console.log(`${"".padEnd(34)}${"figure".padEnd(18)}vs bare / detail`);
-for (const [name, value, detail] of rows) console.log(`${name.padEnd(34)}${value.padEnd(18)}${detail}`);
+for (const [name, value, detail] of rows) console.log(`${name.padEnd(34)}${`${value} `.padEnd(18)}${detail}`);
 const targets = [
   ["validate ≥ 50 % of bare Fastify", results.validateToBare >= 0.5],
   ["validate p99 ≤ 5 ms at 1,000 req/s", results.fixedRate.p99Ms <= 5 && results.sdkFixedRate.p99Ms <= 5],
