@@ -120,6 +120,9 @@ describe("Executions of a customer's license", () => {
     expect(silent).toHaveTextContent("Silent");
     expect(ended).toHaveTextContent("Ended by the owner");
 
+    // The frame scrolls the table and clips its screen-reader-only header, so a 375 px page does not widen.
+    expect(table.closest("section")).toHaveClass("relative", "overflow-x-auto");
+
     // "End" on running rows only, named for its row.
     expect(within(table).getAllByRole("button")).toHaveLength(1);
     expect(within(running).getByRole("button", { name: `End execution on Grace's laptop, started ${started}` })).toBe(

@@ -58,14 +58,18 @@ export function SectionHeader({
   );
 }
 
-/** A scrollable frame for wide tables: focusable so keyboard users can scroll it. */
+/**
+ * A scrollable frame for wide tables: focusable so keyboard users can scroll it. Positioned, so that what sits
+ * absolutely inside (a column header kept for screen readers, `sr-only`) is clipped with the table instead of
+ * widening the page on a phone.
+ */
 export function TableFrame({ label, children }: { label: string; children: ReactNode }) {
   return (
     <section
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1)
       tabIndex={0}
       aria-label={`${label} (scrollable)`}
-      className="mt-4 overflow-x-auto rounded-xl border border-border bg-bg-elevated"
+      className="relative mt-4 overflow-x-auto rounded-xl border border-border bg-bg-elevated"
     >
       {children}
     </section>
