@@ -231,7 +231,12 @@ describe("executions in the customer detail, and an admin's forced end", () => {
     });
 
     it("no token, a bad token: 401; a customer, even the license's owner: 403; nothing ends", async () => {
-      for (const headers of [{}, { authorization: "Bearer" }, { authorization: `Bearer ${"x".repeat(43)}` }]) {
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer" },
+        { authorization: `Bearer ${"x".repeat(43)}` },
+      ];
+      for (const headers of attempts) {
         const answer = await api.post(endUrl(owner.key, id), { reason: "attacker" }, headers);
         expect(answer.statusCode).toBe(401);
         expect(answer.json()).toMatchObject({ success: false, error: expect.any(String) });
