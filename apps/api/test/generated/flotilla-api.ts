@@ -452,6 +452,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/license/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an execution: a lease on one of the license's concurrent executions
+         * @description For an activated machine. The license's running executions, on all of its machines, are capped by its tier (`max_concurrent_executions`: Self Hosted Free runs 1); at the limit the start is refused with 409 EXECUTION_LIMIT, naming the machines that hold the running executions and when the soonest of them expires if its app has stopped. Unlimited tiers record leases too. Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. An ended lease counts as one execution in the usage figures (feature: `feature`). The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["startExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions/{executionId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep an execution's lease alive (revives an expired one while a slot is free)
+         * @description Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. 410 EXECUTION_ENDED once the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop the execution or start a new one. 409 EXECUTION_LIMIT when an expired lease cannot be revived because the slots are taken. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["sendExecutionHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions/{executionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End an execution: its slot is free at once, and it counts as one execution
+         * @description Idempotent: ending an ended execution answers how it ended. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["endExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions/running": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The license's running executions (ids only for this machine's own)
+         * @description What the CLI lists. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["listRunningExecutions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer/licenses/{licenseKey}/executions/{executionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a running execution of one of the customer's licenses (its slot is free at once)
+         * @description The app learns it at its next heartbeat (410 EXECUTION_ENDED). Recorded in the audit log as execution.ended.
+         */
+        delete: operations["endCustomerExecution"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customer/dashboard": {
         parameters: {
             query?: never;
@@ -862,6 +962,26 @@ export interface paths {
          * @description Support's remedy for a leaked key. Unlike the owner, an admin may revoke the last machine and any number of machines holding working license files; each revoked file may keep working offline until it expires (`license_file_valid_until`). Recorded in the audit log with the reason.
          */
         post: operations["adminRevokeMachine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/licenses/{licenseKey}/executions/{executionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a running execution: its slot is free at once (reason required)
+         * @description For an app that hangs on to its lease. Its app learns it at its next heartbeat (410 EXECUTION_ENDED); the execution counts once in the usage figures. Recorded in the audit log (`execution.ended`, end reason `ended_by_admin`) with the reason. Ending an ended execution changes nothing and answers how it ended. 404 for an execution that is not this license's.
+         */
+        post: operations["adminEndExecution"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3107,6 +3227,617 @@ export interface operations {
             };
         };
     };
+    startExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                    feature?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            execution: {
+                                id: string;
+                                feature: string;
+                                started_at: string;
+                                heartbeat_interval_seconds: number;
+                                expires_at: string;
+                            };
+                            running: number;
+                            limit: number | null;
+                            revived: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        /** @enum {string} */
+                        code: "EXECUTION_LIMIT";
+                        limit: number;
+                        running: {
+                            display_id: string;
+                            machine_name: string | null;
+                            started_at: string;
+                            expires_at: string;
+                        }[];
+                        oldest_expires_at: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    sendExecutionHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            execution: {
+                                id: string;
+                                feature: string;
+                                started_at: string;
+                                heartbeat_interval_seconds: number;
+                                expires_at: string;
+                            };
+                            running: number;
+                            limit: number | null;
+                            revived: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        /** @enum {string} */
+                        code: "EXECUTION_LIMIT";
+                        limit: number;
+                        running: {
+                            display_id: string;
+                            machine_name: string | null;
+                            started_at: string;
+                            expires_at: string;
+                        }[];
+                        oldest_expires_at: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    endExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            ended: true;
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
+                            ended_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    listRunningExecutions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            limit: number | null;
+                            running: {
+                                display_id: string;
+                                machine_name: string | null;
+                                started_at: string;
+                                expires_at: string;
+                                id: string;
+                                feature: string;
+                                this_machine: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    endCustomerExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                licenseKey: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            ended: true;
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
+                            ended_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     getDashboard: {
         parameters: {
             query?: never;
@@ -3156,6 +3887,19 @@ export interface operations {
                                 }[];
                                 previous_key_valid_until: string | null;
                                 offline_files_allowed: boolean;
+                                executions: {
+                                    limit: number | null;
+                                    running: {
+                                        id: string;
+                                        machine_id: string;
+                                        display_id: string;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                    }[];
+                                };
                             }[];
                             usage_analytics: {
                                 total_executions: number;
@@ -3317,6 +4061,19 @@ export interface operations {
                                 }[];
                                 previous_key_valid_until: string | null;
                                 offline_files_allowed: boolean;
+                                executions: {
+                                    limit: number | null;
+                                    running: {
+                                        id: string;
+                                        machine_id: string;
+                                        display_id: string;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                    }[];
+                                };
                             };
                         };
                     };
@@ -3468,6 +4225,19 @@ export interface operations {
                                 }[];
                                 previous_key_valid_until: string | null;
                                 offline_files_allowed: boolean;
+                                executions: {
+                                    limit: number | null;
+                                    running: {
+                                        id: string;
+                                        machine_id: string;
+                                        display_id: string;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                    }[];
+                                };
                             };
                             previous_key_valid_until: string;
                         };
@@ -5598,6 +6368,23 @@ export interface operations {
                                     status: "active" | "inactive";
                                     license_file_until: string | null;
                                 }[];
+                                executions: {
+                                    limit: number | null;
+                                    running: number;
+                                    list: {
+                                        id: string;
+                                        display_id: string | null;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                        ended_at: string | null;
+                                        end_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin") | null;
+                                        /** @enum {string} */
+                                        status: "running" | "expired" | "ended";
+                                    }[];
+                                };
                             }[];
                             sessions: {
                                 id: string;
@@ -6017,6 +6804,115 @@ export interface operations {
             };
         };
     };
+    adminEndExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                licenseKey: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            ended: true;
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
+                            ended_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     adminExportPerson: {
         parameters: {
             query?: never;
@@ -6277,7 +7173,7 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
-                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
+                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.refused" | "execution.ended" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
                 actor?: string;
                 target_type?: string;
                 target_id?: string;
@@ -6511,7 +7407,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled")[];
+                    events: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended")[];
                     /** @default  */
                     description?: string;
                 };
@@ -6827,7 +7723,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled")[];
+                    events?: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended")[];
                     description?: string;
                     enabled?: boolean;
                 };
