@@ -10,9 +10,16 @@
 //      same rate (what the machine itself adds: the figures are only as quiet as the machine);
 //   e. validate through nginx in front of 1 and 3 instances on PostgreSQL and Redis (scripts/lib/cluster.mjs),
 //      skipped with a message when PostgreSQL (127.0.0.1:5432) or Redis (127.0.0.1:6379) does not answer;
-//   f. the 30-day device analytics with 10 k vs 1 M validation events recorded (in process, a few seconds).
-// Flags: --no-cluster, --no-analytics, --profile (runs the service under `node --cpu-prof` during the validate
-// load — or health's with BENCH_PROFILE_TARGET=health, the SDK-like one's with =sdk — prints the functions with the
+//   f. the 30-day device analytics with 10 k vs 1 M validation events recorded (in process, a few seconds);
+//   g. execution leases (decision 0048), with a fresh nonce each as the SDK signs them: heartbeats spread round-robin
+//      over a fleet of BENCH_EXEC_LICENSES (200) Free licenses each running one execution, and start + end pairs on a
+//      pool of Free licenses with a free slot (one per connection in flight, each handed back after its end); server
+//      CPU per request (closed loop, in b–c's alternating slices) and p50/p99 at 1,000 req/s (d's pacing; start and
+//      end apart). Leases left open when a slice stops mid-pair are ended between slices. Skipped with
+//      --no-executions.
+// Flags: --no-cluster, --no-analytics, --no-executions, --profile (runs the service under `node --cpu-prof` during the validate
+// load — or health's with BENCH_PROFILE_TARGET=health, the SDK-like one's with =sdk, execution heartbeats' with
+// =heartbeat, start + end pairs' with =pairs — prints the functions with the
 // most self and inclusive time, and writes a flame graph, .cache/bench/profile/<target>.svg, with its folded stacks). The single instance runs on the embedded database
 // unless BENCH_DATABASE_URL=postgres://… is set.
 // Single-instance targets are measured in BENCH_ROUNDS (5) alternating slices, so that a neighbour's burst on a
@@ -30,6 +37,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { build } from "esbuild";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
+import { answered, heartbeatRequests, percentiles, startEndPairs } from "./lib/execution-load.mjs";
 import { writeFlameGraph } from "./lib/flame-graph.mjs";
 import { summarize } from "./lib/profile-summary.mjs";
 
@@ -57,6 +65,11 @@ const UNLIMITED = {
   RATE_LIMIT_LICENSE_KEY_PER_MINUTE: "100000000",
 };
 const MACHINES = ["desktop-bench-1", "server-bench-2", "desktop-bench-3"];
+const EXECUTIONS = !flags.has("--no-executions");
+/** Licenses in the heartbeat fleet, each running one execution (Free: one at a time). */
+const EXEC_LICENSES = Number(process.env.BENCH_EXEC_LICENSES ?? 200);
+/** Start + end pairs need a license with a free slot per connection in flight, and a few spare. */
+const EXEC_POOL = Math.max(CONNECTIONS, FIXED_CONNECTIONS) * 2;
 
 checkNode();
 ensureDependencies();
@@ -138,13 +151,24 @@ async function closedLoop(url, requests, seconds = SECONDS, pid = null) {
  */
 async function fixedRate(url, requests, rate, seconds) {
   const latencies = [];
+  const byKind = {};
+  answered.kind = null;
   const instance = autocannon({ url, connections: FIXED_CONNECTIONS, duration: seconds, overallRate: rate, requests });
-  instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
+  instance.on("response", (_client, _status, _bytes, ms) => {
+    latencies.push(ms);
+    if (answered.kind) {
+      const list = byKind[answered.kind] ?? [];
+      list.push(ms);
+      byKind[answered.kind] = list;
+    }
+    answered.kind = null;
+  });
   const result = await instance;
   return {
     requests: result.requests.total,
     seconds,
     latencies,
+    byKind,
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
@@ -155,30 +179,39 @@ async function fixedRate(url, requests, rate, seconds) {
  */
 async function interleaved(targets, seconds, run, rounds = ROUNDS) {
   const slice = seconds / rounds;
-  const totals = targets.map(() => ({ requests: 0, seconds: 0, failures: 0, latencies: [], cpuMicros: 0 }));
+  const totals = targets.map(() => ({
+    requests: 0,
+    seconds: 0,
+    failures: 0,
+    latencies: [],
+    byKind: {},
+    cpuMicros: 0,
+  }));
   for (let round = 0; round < rounds; round++) {
     for (const [index, target] of targets.entries()) {
       const part = await run(target, slice);
+      // Outside the measured slice: a target may tidy up after itself (leases a slice left open).
+      await target.afterSlice?.();
       const total = totals[index];
       total.requests += part.requests;
       total.seconds += part.seconds;
       total.failures += part.failures;
       total.cpuMicros = total.cpuMicros === null || part.cpuMicros == null ? null : total.cpuMicros + part.cpuMicros;
       if (part.latencies) total.latencies.push(...part.latencies);
+      for (const [kind, latencies] of Object.entries(part.byKind ?? {})) {
+        const list = total.byKind[kind] ?? [];
+        for (const latency of latencies) list.push(latency);
+        total.byKind[kind] = list;
+      }
     }
   }
-  return totals.map((total) => {
-    const sorted = total.latencies.sort((a, b) => a - b);
-    const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-    return {
-      rps: total.requests / total.seconds,
-      failures: total.failures,
-      cpuPerRequest: total.cpuMicros === null ? null : total.cpuMicros / Math.max(1, total.requests),
-      p50: at(0.5),
-      p99: at(0.99),
-      max: sorted.at(-1) ?? Number.NaN,
-    };
-  });
+  return totals.map((total) => ({
+    rps: total.requests / total.seconds,
+    failures: total.failures,
+    cpuPerRequest: total.cpuMicros === null ? null : total.cpuMicros / Math.max(1, total.requests),
+    ...percentiles(total.latencies),
+    byKind: Object.fromEntries(Object.entries(total.byKind).map(([kind, values]) => [kind, percentiles(values)])),
+  }));
 }
 
 const validateRequests = (licenseKey) =>
@@ -230,7 +263,7 @@ function ed25519Micros() {
 }
 
 /** Signs a customer in (development identity provider), creates a license and binds the bench machines. */
-async function realLicense(base, signIn, email) {
+async function realLicense(base, signIn, email, machineCount = MACHINES.length) {
   const token = await signIn(base, { email, name: "Bench" });
   const created = await fetch(`${base}/api/customer/licenses`, {
     method: "POST",
@@ -239,11 +272,60 @@ async function realLicense(base, signIn, email) {
   });
   if (!created.ok) throw new Error(`creating a license answered ${created.status}: ${await created.text()}`);
   const licenseKey = (await created.json()).data.license.license_key;
-  for (const request of validateRequests(licenseKey)) {
+  for (const request of validateRequests(licenseKey).slice(0, machineCount)) {
     const answer = await (await fetch(`${base}${request.path}`, { ...request })).json();
     if (!answer.data?.valid) throw new Error(`validate did not answer VALID: ${JSON.stringify(answer)}`);
   }
   return licenseKey;
+}
+
+// ── Execution leases (g) ──
+
+async function postJson(base, path, body) {
+  const response = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** `task(i)` for i in 0…count-1, at most `width` at once, results in order. */
+async function times(count, width, task) {
+  const results = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      results[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
+  return results;
+}
+
+/**
+ * The fleet: EXEC_LICENSES Free licenses, each with one machine running one execution (what heartbeats keep alive),
+ * and EXEC_POOL Free licenses with one machine and a free slot (where start + end pairs run).
+ */
+async function executionFleet(base, signIn) {
+  const machine = MACHINES[0];
+  const fleet = await times(EXEC_LICENSES, 8, async (i) => {
+    const licenseKey = await realLicense(base, signIn, `bench-exec-${i}@example.com`, 1);
+    const started = await postJson(base, "/api/license/executions", {
+      license_key: licenseKey,
+      machine_id: machine,
+      feature: "bench-run",
+    });
+    return { licenseKey, machine, id: started.data.execution.id };
+  });
+  const pool = await times(EXEC_POOL, 8, async (i) => ({
+    licenseKey: await realLicense(base, signIn, `bench-exec-pool-${i}@example.com`, 1),
+    machine,
+  }));
+  return { fleet, pool };
 }
 
 /** Whether something accepts TCP connections on host:port (and, for Redis, answers PING). */
@@ -323,9 +405,30 @@ const health = [{ method: "GET", path: "/api/health" }];
 
 const sdkValidate = sdkValidateRequests(licenseKey);
 
+const profileTarget = PROFILE
+  ? ({ health: "health", sdk: "validate-sdk", heartbeat: "heartbeat", pairs: "start-end" }[
+      process.env.BENCH_PROFILE_TARGET
+    ] ?? "validate")
+  : null;
+let executions = null;
+if ((EXECUTIONS && !PROFILE) || profileTarget === "heartbeat" || profileTarget === "start-end") {
+  const setupStarted = Date.now();
+  const { fleet, pool } = await executionFleet(BASE, harnessModule.devSignInOverHttp);
+  executions = { heartbeat: heartbeatRequests(fleet), pairs: startEndPairs(pool) };
+  console.log(
+    `Executions: ${fleet.length} Free licenses running one execution each, ${pool.length} with a free slot for start + end (${((Date.now() - setupStarted) / 1000).toFixed(1)} s to set up)`,
+  );
+}
+
 if (PROFILE) {
-  const target = { health: "health", sdk: "validate-sdk" }[process.env.BENCH_PROFILE_TARGET] ?? "validate";
-  const requests = { health, "validate-sdk": sdkValidate, validate }[target];
+  const target = profileTarget;
+  const requests = {
+    health,
+    "validate-sdk": sdkValidate,
+    validate,
+    heartbeat: executions?.heartbeat,
+    "start-end": executions?.pairs.requests,
+  }[target];
   console.log(`Profiling: ${target} under load for ${SECONDS} s…`);
   await closedLoop(BASE, requests, WARMUP_SECONDS);
   const load = await closedLoop(BASE, requests);
@@ -354,21 +457,42 @@ await closedLoop(BARE, [{ method: "GET", path: "/" }], WARMUP_SECONDS);
 await closedLoop(BASE, health, WARMUP_SECONDS);
 await closedLoop(BASE, validate, WARMUP_SECONDS);
 await closedLoop(BASE, sdkValidate, WARMUP_SECONDS);
+const executionTargets = executions
+  ? [
+      { url: BASE, requests: executions.heartbeat, pid: service.pid },
+      {
+        url: BASE,
+        requests: executions.pairs.requests,
+        pid: service.pid,
+        afterSlice: () => executions.pairs.tidy((path, body) => postJson(BASE, path, body)),
+      },
+    ]
+  : [];
+for (const target of executionTargets) {
+  await closedLoop(BASE, target.requests, WARMUP_SECONDS);
+  await target.afterSlice?.();
+}
 const BARE_TARGET = { url: BARE, requests: [{ method: "GET", path: "/" }], pid: bareServer.pid };
-const [bare, healthResult, validateResult, sdkResult] = await interleaved(
+const [bare, healthResult, validateResult, sdkResult, heartbeatResult, pairsResult] = await interleaved(
   [
     BARE_TARGET,
     { url: BASE, requests: health, pid: service.pid },
     { url: BASE, requests: validate, pid: service.pid },
     { url: BASE, requests: sdkValidate, pid: service.pid },
+    ...executionTargets,
   ],
   SECONDS,
   (target, seconds) => closedLoop(target.url, target.requests, seconds, target.pid),
 );
 const signatureMicros = ed25519Micros();
 // The bare app at the same pace is the machine's floor for the latency figure.
-const [bareFixed, fixed, sdkFixed] = await interleaved(
-  [BARE_TARGET, { url: BASE, requests: validate }, { url: BASE, requests: sdkValidate }],
+const [bareFixed, fixed, sdkFixed, heartbeatFixed, pairsFixed] = await interleaved(
+  [
+    BARE_TARGET,
+    { url: BASE, requests: validate },
+    { url: BASE, requests: sdkValidate },
+    ...executionTargets.map(({ pid: _pid, ...target }) => target),
+  ],
   FIXED_SECONDS,
   (target, seconds) => fixedRate(target.url, target.requests, FIXED_RATE, seconds),
   // Longer slices: each paced run starts with one request per connection at once, a burst short slices overweigh.
@@ -481,9 +605,52 @@ const results = {
     maxMs: ms(sdkFixed.max),
     failures: sdkFixed.failures,
   },
+  executions: executions
+    ? {
+        fleetLicenses: EXEC_LICENSES,
+        pairLicenses: EXEC_POOL,
+        heartbeat: {
+          rps: Math.round(heartbeatResult.rps),
+          cpuMicrosPerRequest: micros(heartbeatResult.cpuPerRequest),
+          fixedRate: {
+            achievedRps: Math.round(heartbeatFixed.rps),
+            p50Ms: ms(heartbeatFixed.p50),
+            p99Ms: ms(heartbeatFixed.p99),
+            maxMs: ms(heartbeatFixed.max),
+            failures: heartbeatFixed.failures,
+          },
+        },
+        startEnd: {
+          rps: Math.round(pairsResult.rps),
+          pairsPerSecond: Math.round(pairsResult.rps / 2),
+          /** The mean of a start and an end (one run sends both). */
+          cpuMicrosPerRequest: micros(pairsResult.cpuPerRequest),
+          fixedRate: {
+            achievedRps: Math.round(pairsFixed.rps),
+            start: {
+              p50Ms: ms(pairsFixed.byKind.start?.p50 ?? Number.NaN),
+              p99Ms: ms(pairsFixed.byKind.start?.p99 ?? Number.NaN),
+            },
+            end: {
+              p50Ms: ms(pairsFixed.byKind.end?.p50 ?? Number.NaN),
+              p99Ms: ms(pairsFixed.byKind.end?.p99 ?? Number.NaN),
+            },
+            p99Ms: ms(pairsFixed.p99),
+            maxMs: ms(pairsFixed.max),
+            failures: pairsFixed.failures,
+          },
+        },
+      }
+    : null,
   cluster,
   analytics,
-  failures: bare.failures + healthResult.failures + validateResult.failures + sdkResult.failures,
+  failures:
+    bare.failures +
+    healthResult.failures +
+    validateResult.failures +
+    sdkResult.failures +
+    (heartbeatResult?.failures ?? 0) +
+    (pairsResult?.failures ?? 0),
 };
 
 const pct = (ratio) => `${(ratio * 100).toFixed(1)} %`;
@@ -524,6 +691,31 @@ const rows = [
     `p99 ${results.sdkFixedRate.p99Ms} ms (achieved ${results.sdkFixedRate.achievedRps}/s)`,
   ],
 ];
+const exec = results.executions;
+if (exec) {
+  rows.push(
+    [
+      "execution heartbeat",
+      `${exec.heartbeat.rps} req/s`,
+      `${pct(exec.heartbeat.rps / bare.rps)}${perRequest(exec.heartbeat.cpuMicrosPerRequest)}; ${exec.fleetLicenses} licenses, one lease each`,
+    ],
+    [
+      "execution start + end",
+      `${exec.startEnd.rps} req/s`,
+      `${pct(exec.startEnd.rps / bare.rps)}${perRequest(exec.startEnd.cpuMicrosPerRequest)} (mean of the two); ${exec.startEnd.pairsPerSecond} pairs/s`,
+    ],
+    [
+      `heartbeat at ${FIXED_RATE} req/s`,
+      `p50 ${exec.heartbeat.fixedRate.p50Ms} ms`,
+      `p99 ${exec.heartbeat.fixedRate.p99Ms} ms (achieved ${exec.heartbeat.fixedRate.achievedRps}/s)`,
+    ],
+    [
+      `start + end at ${FIXED_RATE} req/s`,
+      `p50 ${exec.startEnd.fixedRate.start.p50Ms} / ${exec.startEnd.fixedRate.end.p50Ms} ms`,
+      `p99 start ${exec.startEnd.fixedRate.start.p99Ms} ms, end ${exec.startEnd.fixedRate.end.p99Ms} ms (achieved ${exec.startEnd.fixedRate.achievedRps}/s)`,
+    ],
+  );
+}
 if (cluster?.skipped) rows.push(["cluster behind nginx", "skipped", cluster.skipped]);
 else
   for (const [count, figures] of Object.entries(cluster.instances))
@@ -543,11 +735,19 @@ console.log(
   `\n${results.database}; ${CONNECTIONS} connections, ${SECONDS} s per run; LOG_LEVEL=${LOG_LEVEL}; load average ${results.loadAverage.start.join(" ")} → ${results.loadAverage.end.join(" ")}\n`,
 );
 console.log(`${"".padEnd(34)}${"figure".padEnd(18)}vs bare / detail`);
-for (const [name, value, detail] of rows) console.log(`${name.padEnd(34)}${value.padEnd(18)}${detail}`);
+for (const [name, value, detail] of rows) console.log(`${name.padEnd(34)}${`${value} `.padEnd(18)}${detail}`);
 const targets = [
   ["validate ≥ 50 % of bare Fastify", results.validateToBare >= 0.5],
   ["validate p99 ≤ 5 ms at 1,000 req/s", results.fixedRate.p99Ms <= 5 && results.sdkFixedRate.p99Ms <= 5],
-  ["no failed requests", results.failures + fixed.failures + sdkFixed.failures === 0],
+  [
+    "no failed requests",
+    results.failures +
+      fixed.failures +
+      sdkFixed.failures +
+      (heartbeatFixed?.failures ?? 0) +
+      (pairsFixed?.failures ?? 0) ===
+      0,
+  ],
 ];
 if (analytics) targets.push(["analytics 1 M / 10 k events ≤ 1.2 ×", analytics.ratio1Mto10k <= 1.2]);
 console.log("");

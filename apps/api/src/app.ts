@@ -300,6 +300,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       () => licensing.changeVisibleWithinSeconds(),
     ),
     webhooks: new WebhookAdmin(database.db, secret, urlPolicy),
+    executions,
     privacy: new PrivacyRequests(
       database.db,
       (licenseKey) => licensing.changed(licenseKey),

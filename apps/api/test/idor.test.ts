@@ -143,6 +143,7 @@ const MATRIX: Record<string, Entry> = {
       "POST /api/admin/customers/{customerId}/sign-out-everywhere",
       "POST /api/admin/licenses/{licenseKey}/actions",
       "POST /api/admin/licenses/{licenseKey}/machines/{machineId}/revoke",
+      "POST /api/admin/licenses/{licenseKey}/executions/{executionId}/end",
       "POST /api/admin/privacy/export",
       "POST /api/admin/privacy/erase",
       "GET /api/admin/audit",
@@ -163,7 +164,7 @@ const MATRIX: Record<string, Entry> = {
           ? { email: "attacker@example.com", reason: "attacker" }
           : key.endsWith("/actions")
             ? { action: "suspend", reason: "attacker" }
-            : key.endsWith("/revoke")
+            : key.endsWith("/revoke") || key.endsWith("/end")
               ? { reason: "attacker" }
               : key.startsWith("POST /api/admin/privacy/")
                 ? { email: "someone@example.com", reason: "attacker" }
@@ -232,6 +233,7 @@ function secretsOfA(): string[] {
     a.name,
     a.token,
     a.feature,
+    a.executionId,
     ...a.machines.flatMap((machine) => [machine.id, machine.name]),
   ];
 }

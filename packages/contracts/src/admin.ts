@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from "./events";
+import { EXECUTION_END_REASONS } from "./executions";
 import { EMAIL_SHAPE } from "./signup";
 import { TIER_IDS } from "./tiers";
 
@@ -16,6 +17,7 @@ export const ADMIN_ERRORS = {
   endpointNotFound: "No webhook endpoint with this id.",
   deliveryNotFound: "No delivery with this id for this endpoint.",
   machineNotFound: "No machine with this id on this license.",
+  executionNotFound: "No execution with this id on this license.",
   personNotFound: "We hold no signup, subscription or account under this address.",
   reasonNamesPerson: "Leave the address and name out of the reason: the audit log keeps it after the erasure.",
   eraseAdmin: "This address has the admin role: revoke it before erasing the person.",
@@ -113,6 +115,37 @@ export const AdminLicenseSchema = z.object({
   created_at: z.string(),
   offline_files_allowed: z.boolean(),
 });
+/** A lease as the console shows it: running (holds a slot), expired (silent, not counted) or ended. */
+export const ADMIN_EXECUTION_STATUSES = ["running", "expired", "ended"] as const;
+export type AdminExecutionStatus = (typeof ADMIN_EXECUTION_STATUSES)[number];
+/** How many ended or expired executions the customer detail lists per license, after every running one. */
+export const ADMIN_RECENT_EXECUTIONS = 10;
+/** At most this many running executions are listed per license (an unlimited tier may run many); `running` counts all. */
+export const ADMIN_RUNNING_EXECUTIONS_LISTED = 100;
+export const AdminExecutionSchema = z.object({
+  id: z.string(),
+  /** The machine's short id and name; null when the machine's row is gone. */
+  display_id: z.string().nullable(),
+  machine_name: z.string().nullable(),
+  feature: z.string(),
+  started_at: z.string(),
+  last_heartbeat_at: z.string(),
+  expires_at: z.string(),
+  ended_at: z.string().nullable(),
+  end_reason: z.enum(EXECUTION_END_REASONS).nullable(),
+  status: z.enum(ADMIN_EXECUTION_STATUSES),
+});
+export type AdminExecution = z.infer<typeof AdminExecutionSchema>;
+/** A license's executions in the customer detail: every running one, then the most recent others; newest first. */
+export const AdminLicenseExecutionsSchema = z.object({
+  /** The tier's limit of concurrent executions; null when unlimited. */
+  limit: z.number().int().nullable(),
+  /** Executions running now (all of them, even past the listed bound). */
+  running: z.number().int(),
+  list: z.array(AdminExecutionSchema),
+});
+export type AdminLicenseExecutions = z.infer<typeof AdminLicenseExecutionsSchema>;
+
 export const CustomerDetailSchema = z.object({
   success: z.literal(true),
   data: z.object({
@@ -134,6 +167,7 @@ export const CustomerDetailSchema = z.object({
             license_file_until: z.string().nullable(),
           }),
         ),
+        executions: AdminLicenseExecutionsSchema,
       }),
     ),
     sessions: z.array(
@@ -182,6 +216,18 @@ export const RevokeMachineResponseSchema = z.object({
   visible_within_seconds: z.number(),
 });
 export type RevokeMachineAnswer = z.infer<typeof RevokeMachineResponseSchema>;
+/** An admin ends a running execution (its slot is free at once): reason required, kept in the audit log. */
+export const EndExecutionSchema = z.strictObject({ reason });
+export const EndExecutionResponseSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    ended: z.literal(true),
+    /** ended_by_admin when this call ended it; otherwise how it had ended before. */
+    end_reason: z.enum(EXECUTION_END_REASONS),
+    ended_at: z.string(),
+  }),
+});
+export type EndExecutionAnswer = z.infer<typeof EndExecutionResponseSchema>;
 export const LicenseActionResponseSchema = z.object({
   success: z.literal(true),
   data: AdminLicenseSchema,

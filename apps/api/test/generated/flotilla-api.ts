@@ -988,6 +988,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/licenses/{licenseKey}/executions/{executionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a running execution: its slot is free at once (reason required)
+         * @description For an app that hangs on to its lease. Its app learns it at its next heartbeat (410 EXECUTION_ENDED); the execution counts once in the usage figures. Recorded in the audit log (`execution.ended`, end reason `ended_by_admin`) with the reason. Ending an ended execution changes nothing and answers how it ended. 404 for an execution that is not this license's.
+         */
+        post: operations["adminEndExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/privacy/export": {
         parameters: {
             query?: never;
@@ -6460,6 +6480,23 @@ export interface operations {
                                     status: "active" | "inactive";
                                     license_file_until: string | null;
                                 }[];
+                                executions: {
+                                    limit: number | null;
+                                    running: number;
+                                    list: {
+                                        id: string;
+                                        display_id: string | null;
+                                        machine_name: string | null;
+                                        feature: string;
+                                        started_at: string;
+                                        last_heartbeat_at: string;
+                                        expires_at: string;
+                                        ended_at: string | null;
+                                        end_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin") | null;
+                                        /** @enum {string} */
+                                        status: "running" | "expired" | "ended";
+                                    }[];
+                                };
                             }[];
                             sessions: {
                                 id: string;
@@ -6804,6 +6841,115 @@ export interface operations {
                         success: true;
                         license_file_valid_until: string | null;
                         visible_within_seconds: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminEndExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                licenseKey: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            ended: true;
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
+                            ended_at: string;
+                        };
                     };
                 };
             };

@@ -11,6 +11,8 @@ import {
   CustomerDetailSchema,
   CustomerListQuerySchema,
   CustomerPageSchema,
+  EndExecutionResponseSchema,
+  EndExecutionSchema,
   ErasePersonSchema,
   LicenseActionResponseSchema,
   LicenseActionSchema,
@@ -37,6 +39,7 @@ import {
   WebhookWithSecretSchema,
 } from "@flotilla/contracts/admin";
 import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
+import { ExecutionParamsSchema } from "@flotilla/contracts/execution-api";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -46,6 +49,7 @@ import { toCsv } from "../../lib/csv";
 import { requireSession, sessionOf } from "../../plugins/auth-guard";
 import type { AuthService } from "../auth/service";
 import type { Actor } from "../events/record";
+import type { ExecutionsService } from "../licenses/executions-service";
 import type { PrivacyRequests } from "./privacy";
 import { type AdminRoles, requireAdmin } from "./roles";
 import { type AdminService, customerActivity } from "./service";
@@ -79,6 +83,7 @@ export function registerAdminRoutes(
     admin: AdminService;
     webhooks: WebhookAdmin;
     privacy: PrivacyRequests;
+    executions: ExecutionsService;
     config: Config;
   },
 ) {
@@ -347,6 +352,34 @@ export function registerAdminRoutes(
         request.ip,
       )),
     }),
+  );
+
+  api.post(
+    "/api/admin/licenses/:licenseKey/executions/:executionId/end",
+    {
+      schema: {
+        ...common(
+          "End a running execution: its slot is free at once (reason required)",
+          "For an app that hangs on to its lease. Its app learns it at its next heartbeat (410 EXECUTION_ENDED); the execution counts once in the usage figures. Recorded in the audit log (`execution.ended`, end reason `ended_by_admin`) with the reason. Ending an ended execution changes nothing and answers how it ended. 404 for an execution that is not this license's.",
+        ),
+        params: LicenseParams.extend(ExecutionParamsSchema.shape),
+        body: EndExecutionSchema,
+        response: { 200: EndExecutionResponseSchema, ...errors },
+      },
+      ...route,
+    },
+    async (request) => {
+      const license = await admin.license(request.params.licenseKey);
+      return {
+        success: true as const,
+        data: await deps.executions.forceEnd(
+          license,
+          request.params.executionId,
+          { actor: adminActor(request), reason: "ended_by_admin", note: request.body.reason },
+          request.ip,
+        ),
+      };
+    },
   );
 
   api.post(

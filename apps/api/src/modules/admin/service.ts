@@ -10,8 +10,14 @@ import type {
   SubscriberFilter,
   SubscriberListQuerySchema,
 } from "@flotilla/contracts/admin";
-import { ADMIN_ERRORS } from "@flotilla/contracts/admin";
+import {
+  ADMIN_ERRORS,
+  ADMIN_RECENT_EXECUTIONS,
+  ADMIN_RUNNING_EXECUTIONS_LISTED,
+  type AdminLicenseExecutions,
+} from "@flotilla/contracts/admin";
 import type { ActorType } from "@flotilla/contracts/events";
+import type { ExecutionEndReason } from "@flotilla/contracts/executions";
 import { tierById } from "@flotilla/contracts/tiers";
 import { type AnyColumn, and, asc, count, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { z } from "zod";
@@ -19,8 +25,9 @@ import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
+import { recentExecutions, runningExecutions } from "../licenses/execution-queries";
 import { normalizeLicenseKey } from "../licenses/keys";
-import { lockLicenseByKey, removeMachine } from "../licenses/queries";
+import { type LicenseRow, lockLicenseByKey, removeMachine } from "../licenses/queries";
 import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
 
 type SignupFilter = z.output<typeof SignupFilterSchema>;
@@ -128,6 +135,39 @@ function subscriberView(row: typeof newsletterSubscribers.$inferSelect) {
     subscribed_at: row.subscribedAt.toISOString(),
     confirmed_at: iso(row.confirmedAt),
     unsubscribed_at: iso(row.unsubscribedAt),
+  };
+}
+
+/**
+ * A license's executions for the console: every running one (up to a bound; the count is exact), then the most recent
+ * ended or expired ones, newest first. "Running" is the lease rule itself (execution-queries.ts): not ended, not
+ * expired, on a machine holding a slot; a lease silent past its expiry, or on a machine that lost its slot, is expired.
+ */
+async function licenseExecutions(db: Database, license: LicenseRow, now: Date): Promise<AdminLicenseExecutions> {
+  const running = await runningExecutions(db, [license.id], now);
+  const runningIds = new Set(running.map((lease) => lease.id));
+  // The newest (running + N) leases hold the N newest that are not running, whatever the running ones are.
+  const recent = await recentExecutions(db, license.id, running.length + ADMIN_RECENT_EXECUTIONS);
+  const others = recent.filter((lease) => !runningIds.has(lease.id)).slice(0, ADMIN_RECENT_EXECUTIONS);
+  const listed = [
+    ...running.slice(-ADMIN_RUNNING_EXECUTIONS_LISTED).map((lease) => ({ ...lease, endedAt: null, endReason: null })),
+    ...others,
+  ].sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? 1 : -1));
+  return {
+    limit: tierById(license.tier)?.features.maxConcurrentExecutions ?? null,
+    running: running.length,
+    list: listed.map((lease) => ({
+      id: lease.id,
+      display_id: lease.displayId,
+      machine_name: lease.machineName,
+      feature: lease.feature,
+      started_at: lease.startedAt.toISOString(),
+      last_heartbeat_at: lease.lastHeartbeatAt.toISOString(),
+      expires_at: lease.expiresAt.toISOString(),
+      ended_at: iso(lease.endedAt),
+      end_reason: (lease.endReason as ExecutionEndReason | null) ?? null,
+      status: lease.endedAt ? "ended" : runningIds.has(lease.id) ? "running" : "expired",
+    })),
   };
 }
 
@@ -242,6 +282,7 @@ export class AdminService {
           status: m.status === "inactive" ? ("inactive" as const) : ("active" as const),
           license_file_until: m.leaseUntil && m.leaseUntil > now ? m.leaseUntil.toISOString() : null,
         })),
+        executions: await licenseExecutions(this.db, license, now),
       })),
     );
     const live = await this.db
@@ -288,6 +329,16 @@ export class AdminService {
       });
       return revoked.length;
     });
+  }
+
+  /** The license with this key (any spelling the server normalises), or 404. */
+  async license(licenseKey: string): Promise<LicenseRow> {
+    const [license] = await this.db
+      .select()
+      .from(licenses)
+      .where(eq(licenses.licenseKey, normalizeLicenseKey(licenseKey)));
+    if (!license) throw new HttpProblem(404, ADMIN_ERRORS.licenseNotFound, "NOT_FOUND");
+    return license;
   }
 
   /** Suspend, reactivate, expire, extend or change a license; recorded with its reason, published to every cache. */

@@ -5,9 +5,12 @@
  */
 import type {
   AdminEntry,
+  AdminExecution,
   AdminLicense,
+  AdminLicenseExecutions,
   AdminMachine,
   CustomerDetail,
+  EndExecutionAnswer,
   LicenseAction,
   PersonErasure,
   RevokeMachineAnswer,
@@ -64,7 +67,7 @@ export interface AdminCustomer {
 }
 
 /** The customer detail's shapes come from the contract (types only: no schema code reaches the console's chunk). */
-export type { AdminEntry, AdminLicense, AdminMachine, CustomerDetail };
+export type { AdminEntry, AdminExecution, AdminLicense, AdminLicenseExecutions, AdminMachine, CustomerDetail };
 
 export interface AuditEvent {
   id: string;
@@ -252,6 +255,22 @@ export function useRevokeMachine(customerId: string) {
     mutationFn: ({ licenseKey, machineId, reason }: { licenseKey: string; machineId: string; reason: string }) =>
       post<RevokeMachineAnswer>(
         `/api/admin/licenses/${encodeURIComponent(licenseKey)}/machines/${encodeURIComponent(machineId)}/revoke`,
+        { reason },
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: customerQueryKey(customerId) }),
+  });
+}
+
+/**
+ * An admin ends a running execution, with a reason. The customer detail is fetched again before the mutation's own
+ * callbacks run, so they see the list as it is now.
+ */
+export function useEndExecution(customerId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ licenseKey, executionId, reason }: { licenseKey: string; executionId: string; reason: string }) =>
+      post<EndExecutionAnswer>(
+        `/api/admin/licenses/${encodeURIComponent(licenseKey)}/executions/${encodeURIComponent(executionId)}/end`,
         { reason },
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: customerQueryKey(customerId) }),

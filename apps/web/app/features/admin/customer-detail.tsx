@@ -1,22 +1,26 @@
 /**
- * One customer: their licenses with the admin actions, devices per license, live sessions, "Sign out everywhere",
- * and a way to the privacy requests (export, erase) for their address.
+ * One customer: their licenses with the admin actions, devices and executions per license, live sessions, "Sign out
+ * everywhere", and a way to the privacy requests (export, erase) for their address.
  */
 import type { LicenseAction } from "@flotilla/contracts/admin";
 import { ArrowLeft, FileLock2, LogOut, ShieldCheck } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import { buttonClass } from "../../components/button";
 import {
+  type AdminExecution,
   type AdminLicense,
   type AdminMachine,
   adminErrorMessage,
   useCustomerDetail,
+  useEndExecution,
   useLicenseAction,
   useRevokeMachine,
   useSignOutEverywhere,
 } from "./api";
+import { EndExecutionDialog } from "./end-execution-dialog";
 import { ACTION_TEXT, type ActionKind, LicenseActionDialog } from "./license-action-dialog";
+import { executionDevice, executionsHeadingId, LicenseExecutions } from "./license-executions";
 import { RevokeMachineDialog } from "./revoke-machine-dialog";
 import { ConfirmDialog, ErrorNotice, formatDateTime, Loading, TableFrame, tableClass, tdClass, thClass } from "./ui";
 
@@ -50,6 +54,20 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
   const signOut = useSignOutEverywhere(customerId);
   const revocation = useRevokeMachine(customerId);
   const [revoking, setRevoking] = useState<{ licenseKey: string; machine: AdminMachine } | null>(null);
+  const ending = useEndExecution(customerId);
+  const [endTarget, setEndTarget] = useState<{
+    license: AdminLicense;
+    execution: AdminExecution;
+    opener: HTMLElement;
+  } | null>(null);
+  // Once an execution has ended its row has no "End" button to return to: focus its license's Executions heading.
+  const focusAfterEnd = useRef<string | null>(null);
+  useEffect(() => {
+    if (endTarget || !focusAfterEnd.current) return;
+    const heading = document.getElementById(focusAfterEnd.current);
+    focusAfterEnd.current = null;
+    if (heading && (document.activeElement === null || document.activeElement === document.body)) heading.focus();
+  }, [endTarget]);
   // The license stays set after the dialog closes, so the <dialog> closes (and hands focus back) instead of vanishing.
   const [target, setTarget] = useState<AdminLicense | null>(null);
   const [kind, setKind] = useState<ActionKind | null>(null);
@@ -85,6 +103,26 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
             }. Every instance refuses it within ${answer.visible_within_seconds} s.`,
           );
           setRevoking(null);
+        },
+      },
+    );
+  }
+
+  function end(reason: string) {
+    if (!endTarget) return;
+    const { license, execution } = endTarget;
+    ending.mutate(
+      { licenseKey: license.license_key, executionId: execution.id, reason },
+      {
+        onSuccess: ({ data }) => {
+          const device = executionDevice(execution);
+          setMessage(
+            data.end_reason === "ended_by_admin"
+              ? `Execution on ${device} ended: its slot is free. Its app stops at its next heartbeat.`
+              : `The execution on ${device} had already ended (${data.end_reason.replaceAll("_", " ")}).`,
+          );
+          focusAfterEnd.current = executionsHeadingId(license.id);
+          setEndTarget(null);
         },
       },
     );
@@ -222,6 +260,15 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
                   setRevoking({ licenseKey: license.license_key, machine });
                 }}
               />
+              <LicenseExecutions
+                licenseId={license.id}
+                licenseKey={license.license_key}
+                executions={license.executions}
+                onEnd={(execution, event) => {
+                  ending.reset();
+                  setEndTarget({ license, execution, opener: event.currentTarget });
+                }}
+              />
             </section>
           ))}
         </div>
@@ -269,6 +316,14 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
         error={revocation.isError ? revocation.error : null}
         onSubmit={revoke}
         onClose={() => setRevoking(null)}
+      />
+      <EndExecutionDialog
+        execution={endTarget?.execution ?? null}
+        opener={endTarget?.opener ?? null}
+        busy={ending.isPending}
+        error={ending.isError ? ending.error : null}
+        onSubmit={end}
+        onClose={() => setEndTarget(null)}
       />
       <ConfirmDialog
         open={confirmSignOut}

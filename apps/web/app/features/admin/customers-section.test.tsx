@@ -44,6 +44,7 @@ function detail(status = "active") {
               license_file_until: "2026-03-01T10:00:00.000Z",
             },
           ],
+          executions: { limit: 1, running: 0, list: [] },
         },
       ],
       sessions: [

@@ -58,14 +58,18 @@ export function SectionHeader({
   );
 }
 
-/** A scrollable frame for wide tables: focusable so keyboard users can scroll it. */
+/**
+ * A scrollable frame for wide tables: focusable so keyboard users can scroll it. Positioned, so that what sits
+ * absolutely inside (a column header kept for screen readers, `sr-only`) is clipped with the table instead of
+ * widening the page on a phone.
+ */
 export function TableFrame({ label, children }: { label: string; children: ReactNode }) {
   return (
     <section
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1)
       tabIndex={0}
       aria-label={`${label} (scrollable)`}
-      className="mt-4 overflow-x-auto rounded-xl border border-border bg-bg-elevated"
+      className="relative mt-4 overflow-x-auto rounded-xl border border-border bg-bg-elevated"
     >
       {children}
     </section>
@@ -273,8 +277,15 @@ export function ConfirmDialog({
   );
 }
 
-/** "Jan 2, 2026, 10:00" in the viewer's time zone. */
-export function formatDateTime(iso: string | null | undefined, fallback = "—"): string {
+/**
+ * "Jan 2, 2026, 10:00" in the viewer's time zone; with `zone`, the zone is named ("Jan 2, 2026, 10:00 UTC"), for
+ * times an admin compares with an app's logs or a customer's report.
+ */
+export function formatDateTime(
+  iso: string | null | undefined,
+  fallback = "—",
+  options: { zone?: boolean } = {},
+): string {
   if (!iso) return fallback;
   const date = new Date(iso);
   return Number.isNaN(date.getTime())
@@ -285,6 +296,7 @@ export function formatDateTime(iso: string | null | undefined, fallback = "—")
         day: "numeric",
         hour: "2-digit",
         minute: "2-digit",
+        ...(options.zone ? { timeZoneName: "short" } : {}),
       });
 }
 

@@ -1,0 +1,87 @@
+/** An admin ends a running execution: its slot is free at once, its app stops at its next heartbeat; with a reason. */
+import { EXECUTION_RULES } from "@flotilla/contracts/executions";
+import { CircleStop } from "lucide-react";
+import type { FormEvent } from "react";
+import { Banner } from "../../components/banner";
+import { Modal } from "../../components/modal";
+import { useRestoreFocus } from "../../components/use-restore-focus";
+import { type AdminExecution, adminErrorMessage } from "./api";
+import { ReasonField, useReason } from "./license-action-dialog";
+import { executionDevice } from "./license-executions";
+import { FormActions, formatDateTime } from "./ui";
+
+export function EndExecutionDialog({
+  execution,
+  opener,
+  busy,
+  error,
+  onSubmit,
+  onClose,
+}: {
+  /** The execution to end; null when closed. */
+  execution: AdminExecution | null;
+  /** The "End" button that opened it: focus goes back there on Cancel (some browsers do not focus a clicked button). */
+  opener: HTMLElement | null;
+  busy: boolean;
+  error: unknown;
+  onSubmit: (reason: string) => void;
+  onClose: () => void;
+}) {
+  useRestoreFocus(execution !== null, opener);
+  return (
+    <Modal open={execution !== null} onClose={onClose} title="End execution" closeDisabled={busy} className="max-w-lg">
+      {execution && (
+        <EndForm
+          key={execution.id}
+          execution={execution}
+          busy={busy}
+          error={error}
+          onSubmit={onSubmit}
+          onClose={onClose}
+        />
+      )}
+    </Modal>
+  );
+}
+
+function EndForm({
+  execution,
+  busy,
+  error,
+  onSubmit,
+  onClose,
+}: {
+  execution: AdminExecution;
+  busy: boolean;
+  error: unknown;
+  onSubmit: (reason: string) => void;
+  onClose: () => void;
+}) {
+  const reason = useReason();
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const trimmed = reason.checked();
+    if (trimmed !== null) onSubmit(trimmed);
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="mt-3 space-y-4 text-sm">
+      <p className="text-fg-muted">
+        The execution
+        {execution.feature ? (
+          <>
+            {" "}
+            of <code className="text-fg">{execution.feature}</code>
+          </>
+        ) : null}{" "}
+        on <span className="font-medium text-fg">{executionDevice(execution)}</span>, running since{" "}
+        {formatDateTime(execution.started_at, "—", { zone: true })}, frees its slot now. Its app learns it at its next
+        heartbeat (every {EXECUTION_RULES.heartbeatIntervalSeconds} s) and stops; it counts as one execution.
+      </p>
+      <ReasonField {...reason.field} />
+      {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}
+      <FormActions busy={busy} onCancel={onClose} Icon={CircleStop} label="End execution" tone="danger" />
+    </form>
+  );
+}
