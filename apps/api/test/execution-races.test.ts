@@ -108,4 +108,45 @@ describe(`a free license never runs two executions (${ROUNDS} rounds${onPostgres
         where ended_at is null and license_id = (select id from licenses where license_key = ${key})`);
     }
   });
+  it.runIf(onPostgres)(
+    "a heartbeat in flight as its lease expires: a start waits for it, and counts the lease it extended",
+    { timeout: 60_000 },
+    async () => {
+      const { key } = await licensedCustomer(app, "exec-expiry-race");
+      for (const machine of MACHINES) await post("/api/license/validate", { license_key: key, machine_id: machine });
+      const first = await post("/api/license/executions", { license_key: key, machine_id: "race-a" });
+      const id = first.json().data.execution.id as string;
+      // The lease expires in 300 ms. Its heartbeat (keepAlive's write, no license lock) extends it just before, and
+      // is still in flight — its transaction not yet committed — when another machine starts after the expiry.
+      await app.database.db.execute(
+        sql`update execution_leases set expires_at = clock_timestamp() + interval '300 milliseconds' where id = ${id}`,
+      );
+      let commit!: () => void;
+      const committed = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      let wrote!: () => void;
+      const written = new Promise<void>((resolve) => {
+        wrote = resolve;
+      });
+      const heartbeat = app.database.db.transaction(async (tx) => {
+        await tx.execute(sql`
+          update execution_leases set last_heartbeat_at = clock_timestamp(),
+            expires_at = clock_timestamp() + make_interval(secs => ${executionExpiresAfterSeconds()})
+          where id = ${id} and ended_at is null and expires_at > clock_timestamp()`);
+        wrote();
+        await committed;
+      });
+      await written;
+      await new Promise((resolve) => setTimeout(resolve, 400)); // the lease's old expiry has passed
+      const start = post("/api/license/executions", { license_key: key, machine_id: "race-b" });
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the start is deciding (or waiting)
+      commit();
+      await heartbeat;
+      const answer = await start;
+      // It waited for the heartbeat and saw the lease it extended: refused, and one execution runs.
+      expect(answer.statusCode, answer.body).toBe(409);
+      expect(await runningIn(key)).toBe(1);
+    },
+  );
 });

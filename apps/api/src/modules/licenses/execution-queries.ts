@@ -44,6 +44,24 @@ async function databaseNow(tx: Database): Promise<Date> {
   return new Date(result.rows[0]!.now);
 }
 
+/**
+ * Locks the license's open leases (not ended, expired or not), then reads the clock. A heartbeat keeps a live lease
+ * alive without the license lock (keepAlive: one conditional write); a decision that counts running leases must
+ * therefore wait for a heartbeat in flight and see what it wrote. Locking the open rows whatever their expiry does
+ * that: PostgreSQL waits for the heartbeat's commit and re-reads the row, and the clock is read only afterwards, so
+ * a lease extended a moment before it expired is counted, and one that expired is not extended after the count
+ * (keepAlive's own condition, re-checked after it waited for this lock, sees it expired).
+ */
+async function lockOpenLeases(tx: Database, licenseId: string): Promise<Date> {
+  await tx
+    .select({ id: executionLeases.id })
+    .from(executionLeases)
+    .where(and(eq(executionLeases.licenseId, licenseId), isNull(executionLeases.endedAt)))
+    .orderBy(asc(executionLeases.id))
+    .for("update");
+  return databaseNow(tx);
+}
+
 const expiryFrom = (at: Date) => new Date(at.getTime() + executionExpiresAfterSeconds() * 1000);
 
 /** Running leases of these licenses at `now`, oldest first, with their machine's names. */
@@ -129,7 +147,7 @@ export async function startExecution(
   return db.transaction(async (trx) => {
     const tx = trx as unknown as Database;
     const license = await lockLicense(tx, input.licenseId);
-    const now = await databaseNow(tx);
+    const now = await lockOpenLeases(tx, input.licenseId);
     const blocked = notInForce(license, now);
     if (blocked) return { outcome: "license-not-in-force", code: blocked };
     if (!(await machineHoldsSlot(tx, input.licenseId, input.machineId))) return { outcome: "not-activated" };
@@ -235,6 +253,40 @@ async function endLease(tx: Database, lease: LeaseRow, reason: ExecutionEndReaso
 }
 
 /**
+ * A heartbeat of a live lease, in one statement and without the license lock: extends it when it has not ended, has
+ * not expired and its machine holds a slot. Null otherwise: the caller decides under the lock (heartbeatExecution).
+ */
+export async function keepAlive(
+  db: Database,
+  input: { licenseId: string; machineId: string; leaseId: string },
+): Promise<LeaseRow | null> {
+  const [lease] = await db
+    .update(executionLeases)
+    .set({
+      lastHeartbeatAt: sql`clock_timestamp()`,
+      expiresAt: sql`clock_timestamp() + make_interval(secs => ${executionExpiresAfterSeconds()})`,
+    })
+    .where(
+      and(
+        eq(executionLeases.id, input.leaseId),
+        eq(executionLeases.licenseId, input.licenseId),
+        eq(executionLeases.machineId, input.machineId),
+        isNull(executionLeases.endedAt),
+        sql`${executionLeases.expiresAt} > clock_timestamp()`,
+        sql`exists (select 1 from ${machines} m where m.license_id = ${executionLeases.licenseId}
+          and m.machine_id = ${executionLeases.machineId} and m.status = 'active')`,
+      ),
+    )
+    .returning();
+  return lease ?? null;
+}
+
+/** How many executions of the license run now (informational: the answer's `running`). */
+export async function runningCount(db: Database, licenseId: string): Promise<number> {
+  return (await runningExecutions(db, [licenseId], new Date())).length;
+}
+
+/**
  * Keeps a lease alive. One that expired comes back within the revival window if a slot is free (else the limit's
  * refusal, and it stays expired); after the window it has ended. A machine that lost its slot loses its executions.
  */
@@ -245,7 +297,7 @@ export async function heartbeatExecution(
   return db.transaction(async (trx) => {
     const tx = trx as unknown as Database;
     const license = await lockLicense(tx, input.licenseId);
-    const now = await databaseNow(tx);
+    const now = await lockOpenLeases(tx, input.licenseId);
     const lease = await findLease(tx, input.licenseId, input.machineId, input.leaseId);
     if (!lease) return { outcome: "not-found" };
     if (lease.endedAt) return { outcome: "ended", lease };

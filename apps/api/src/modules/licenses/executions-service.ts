@@ -157,9 +157,21 @@ export class ExecutionsService {
   async heartbeat(executionId: string, input: { license_key: string; machine_id: string }) {
     const license = await this.license(input.license_key);
     const limit = limitOf(license);
+    const machineId = input.machine_id.trim();
+    // A live lease: one conditional write, no lock. Anything else (expired, ended, unknown, machine gone): decided
+    // under the license lock.
+    const alive = await eq.keepAlive(this.db, { licenseId: license.id, machineId, leaseId: executionId });
+    if (alive) {
+      return {
+        execution: leaseView(alive),
+        running: await eq.runningCount(this.db, license.id),
+        limit,
+        revived: false,
+      };
+    }
     const outcome = await eq.heartbeatExecution(this.db, {
       licenseId: license.id,
-      machineId: input.machine_id.trim(),
+      machineId,
       leaseId: executionId,
       limit,
     });
