@@ -62,6 +62,13 @@ async function lockOpenLeases(tx: Database, licenseId: string): Promise<Date> {
   return databaseNow(tx);
 }
 
+/** A lease's machine, and that machine while it holds a slot (only then do its leases run). */
+const itsMachine = and(
+  eq(machines.licenseId, executionLeases.licenseId),
+  eq(machines.machineId, executionLeases.machineId),
+);
+const onAMachineHoldingASlot = and(itsMachine, eq(machines.status, "active"));
+
 const expiryFrom = (at: Date) => new Date(at.getTime() + executionExpiresAfterSeconds() * 1000);
 
 /** Running leases of these licenses at `now`, oldest first, with their machine's names. */
@@ -84,14 +91,7 @@ export async function runningExecutions(
       expiresAt: executionLeases.expiresAt,
     })
     .from(executionLeases)
-    .innerJoin(
-      machines,
-      and(
-        eq(machines.licenseId, executionLeases.licenseId),
-        eq(machines.machineId, executionLeases.machineId),
-        eq(machines.status, "active"),
-      ),
-    )
+    .innerJoin(machines, onAMachineHoldingASlot)
     .where(
       and(
         inArray(executionLeases.licenseId, licenseIds),
@@ -282,8 +282,8 @@ export async function keepAlive(
 }
 
 /** How many executions of the license run now (informational: the answer's `running`). */
-export async function runningCount(db: Database, licenseId: string): Promise<number> {
-  return (await runningExecutions(db, [licenseId], new Date())).length;
+export function runningCount(db: Database, licenseId: string): Promise<number> {
+  return runningExecutionCount(db, new Date(), licenseId);
 }
 
 /**
@@ -402,28 +402,24 @@ export async function recentExecutions(db: Database, licenseId: string, limit: n
       endReason: executionLeases.endReason,
     })
     .from(executionLeases)
-    .leftJoin(
-      machines,
-      and(eq(machines.licenseId, executionLeases.licenseId), eq(machines.machineId, executionLeases.machineId)),
-    )
+    .leftJoin(machines, itsMachine)
     .where(eq(executionLeases.licenseId, licenseId))
     .orderBy(desc(executionLeases.startedAt))
     .limit(limit);
 }
 
-/** Running leases across the service (the /metrics gauge). */
-export async function runningExecutionCount(db: Database, now: Date): Promise<number> {
+/** Running leases across the service (the /metrics gauge), or of one license. */
+export async function runningExecutionCount(db: Database, now: Date, licenseId?: string): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(executionLeases)
-    .innerJoin(
-      machines,
+    .innerJoin(machines, onAMachineHoldingASlot)
+    .where(
       and(
-        eq(machines.licenseId, executionLeases.licenseId),
-        eq(machines.machineId, executionLeases.machineId),
-        eq(machines.status, "active"),
+        licenseId ? eq(executionLeases.licenseId, licenseId) : undefined,
+        isNull(executionLeases.endedAt),
+        gt(executionLeases.expiresAt, now),
       ),
-    )
-    .where(and(isNull(executionLeases.endedAt), gt(executionLeases.expiresAt, now)));
+    );
   return row?.n ?? 0;
 }

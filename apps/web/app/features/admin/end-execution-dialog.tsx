@@ -1,7 +1,6 @@
 /** An admin ends a running execution: its slot is free at once, its app stops at its next heartbeat; with a reason. */
 import { EXECUTION_RULES } from "@flotilla/contracts/executions";
 import { CircleStop } from "lucide-react";
-import type { FormEvent } from "react";
 import { Banner } from "../../components/banner";
 import { Modal } from "../../components/modal";
 import { useRestoreFocus } from "../../components/use-restore-focus";
@@ -59,14 +58,8 @@ function EndForm({
 }) {
   const reason = useReason();
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const trimmed = reason.checked();
-    if (trimmed !== null) onSubmit(trimmed);
-  }
-
   return (
-    <form onSubmit={submit} noValidate className="mt-3 space-y-4 text-sm">
+    <form onSubmit={reason.submitTo(onSubmit)} noValidate className="mt-3 space-y-4 text-sm">
       <p className="text-fg-muted">
         The execution
         {execution.feature ? (

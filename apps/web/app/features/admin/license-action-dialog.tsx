@@ -223,17 +223,25 @@ export function useReason() {
     const timer = setTimeout(() => ref.current?.focus());
     return () => clearTimeout(timer);
   }, []);
+  /** The trimmed reason, or null after saying what is missing (and focusing the field). */
+  const checked = (): string | null => {
+    const trimmed = value.trim();
+    if (trimmed.length < 3) {
+      setProblem(ADMIN_ERRORS.reasonRequired);
+      ref.current?.focus();
+      return null;
+    }
+    setProblem(null);
+    return trimmed;
+  };
   return {
     field: { ref, value, onChange: setValue, problem },
-    checked(): string | null {
-      const trimmed = value.trim();
-      if (trimmed.length < 3) {
-        setProblem(ADMIN_ERRORS.reasonRequired);
-        ref.current?.focus();
-        return null;
-      }
-      setProblem(null);
-      return trimmed;
+    checked,
+    /** A form's submit handler that passes the reason on when it is given (else says what is missing). */
+    submitTo: (onSubmit: (reason: string) => void) => (event: FormEvent) => {
+      event.preventDefault();
+      const trimmed = checked();
+      if (trimmed !== null) onSubmit(trimmed);
     },
   };
 }

@@ -179,14 +179,8 @@ function EraseForm({
 }) {
   const reason = useReason();
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const trimmed = reason.checked();
-    if (trimmed !== null) onSubmit(trimmed);
-  }
-
   return (
-    <form onSubmit={submit} noValidate className="mt-3 space-y-4 text-sm">
+    <form onSubmit={reason.submitTo(onSubmit)} noValidate className="mt-3 space-y-4 text-sm">
       <p className="text-fg-muted">
         Everything we hold about <span className="font-medium break-all text-fg">{email}</span> is deleted now, in one
         step that cannot be undone:

@@ -1,6 +1,5 @@
 /** An admin revokes a device: its slot is freed even while its license file works, recorded with a reason. */
 import { ShieldOff } from "lucide-react";
-import type { FormEvent } from "react";
 import { Banner } from "../../components/banner";
 import { Modal } from "../../components/modal";
 import { type AdminMachine, adminErrorMessage } from "./api";
@@ -52,14 +51,8 @@ function RevokeForm({
 }) {
   const reason = useReason();
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const trimmed = reason.checked();
-    if (trimmed !== null) onSubmit(trimmed);
-  }
-
   return (
-    <form onSubmit={submit} noValidate className="mt-3 space-y-4 text-sm">
+    <form onSubmit={reason.submitTo(onSubmit)} noValidate className="mt-3 space-y-4 text-sm">
       <p className="text-fg-muted">
         <span className="font-mono text-fg">{machine.display_id}</span> loses its slot now and is barred until the owner
         allows it again.{" "}
