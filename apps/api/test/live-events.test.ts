@@ -137,6 +137,30 @@ describe("GET /api/customer/events", () => {
     theirs.close();
   });
 
+  it("sends nothing when the owner only reads: a re-read on a notice can never feed another notice", async () => {
+    const owner = await licensedCustomer(app, "live-reader");
+    await post("/api/license/validate", { license_key: owner.key, machine_id: "reader-a", machine_name: "Reader A" });
+    await post("/api/license/heartbeat", { license_key: owner.key, machine_id: "reader-a" });
+    const stream = await connect(owner.token);
+    await stream.next("ready");
+    // Let the validation's and heartbeat's notices pass, then read everything the dashboard reads, as it does on each.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    stream.events.splice(0);
+    for (let round = 0; round < 3; round += 1) {
+      for (const url of [
+        "/api/customer/dashboard",
+        `/api/license/machines/${owner.key}`,
+        `/api/license/machines/${owner.key}/analytics`,
+      ]) {
+        const answer = await app.inject({ method: "GET", url, headers: bearer(owner.token) });
+        expect(answer.statusCode, url).toBe(200);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(stream.events).toEqual([]);
+    stream.close();
+  });
+
   it("follows a license created after the stream opened", async () => {
     const { token } = await devSignIn(app, { email: "live-new-license@example.com", name: "New License" });
     const stream = await connect(token);
