@@ -1,61 +1,20 @@
-/** Spec sections 3 and 5: the early-access signup, shared by the form, the API and the tests. */
+/**
+ * Spec sections 3 and 5: the early-access signup's schema, shared by the form (on submit), the API and the tests. What
+ * the form renders (options, messages) is in signup-options.ts, free of zod; this module re-exports it.
+ */
 import { z } from "zod";
-import { EMAIL_MESSAGES, EMAIL_SHAPE } from "./email";
+import { EMAIL_SHAPE } from "./email";
+import {
+  AI_EXPERIENCE_VALUES,
+  INTEREST_OPTIONS,
+  PLATFORM_VALUES,
+  ROLE_OPTIONS,
+  SIGNUP_MESSAGES,
+  type SignupFields,
+} from "./signup-options";
 import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "./text";
 
-export const ROLE_OPTIONS = [
-  "Software Developer",
-  "Product Manager",
-  "Tech Lead",
-  "Software Architect",
-  "DevOps Engineer",
-  "UX/UI Designer",
-  "Founder/CEO",
-  "Other",
-] as const;
-
-/** Stored as "Label - description". */
-export const AI_EXPERIENCE_OPTIONS = [
-  { label: "Beginner", description: "Just getting started with AI tools" },
-  { label: "Intermediate", description: "Some experience with AI in development" },
-  { label: "Advanced", description: "Regularly use AI for complex tasks" },
-  { label: "Expert", description: "Building AI-powered applications" },
-] as const;
-
-/** Stored as "Label - description". */
-export const PLATFORM_OPTIONS = [
-  { label: "Web Application", description: "Use it from any browser" },
-  { label: "Windows Desktop", description: "Native app for Windows" },
-  { label: "macOS Desktop", description: "Native app for macOS (beta now)" },
-  { label: "All Platforms", description: "I want it everywhere I work" },
-] as const;
-
-export const INTEREST_OPTIONS = [
-  "AI Agent Coordination",
-  "Task Automation",
-  "Unified Memory",
-  "Git Integration",
-  "Enterprise Features",
-  "API Development",
-  "Custom Integrations",
-  "Performance Optimization",
-] as const;
-
-export function optionValue(option: { label: string; description: string }): string {
-  return `${option.label} - ${option.description}`;
-}
-
-export const AI_EXPERIENCE_VALUES = AI_EXPERIENCE_OPTIONS.map(optionValue) as [string, ...string[]];
-export const PLATFORM_VALUES = PLATFORM_OPTIONS.map(optionValue) as [string, ...string[]];
-
-/** Spec section 5, verbatim. */
-export const SIGNUP_MESSAGES = {
-  ...EMAIL_MESSAGES,
-  nameRequired: "Name is required",
-  roleRequired: "Please select your role",
-  aiExperienceRequired: "Please select your AI experience level",
-  platformRequired: "Please select your preferred platform",
-} as const;
+export * from "./signup-options";
 
 export { EMAIL_SHAPE };
 
@@ -100,24 +59,11 @@ export const SignupRequestSchema = z.strictObject({
   newsletter: z.boolean().default(true),
 });
 export type SignupRequest = z.input<typeof SignupRequestSchema>;
-export type SignupFields =
-  | "email"
-  | "name"
-  | "company"
-  | "role"
-  | "ai_experience"
-  | "platform"
-  | "interests"
-  | "newsletter";
 
 export const SignupResponseSchema = z.object({
   success: z.literal(true),
   message: z.string(),
 });
-
-export function joinInterests(selected: readonly string[]): string {
-  return INTEREST_OPTIONS.filter((option) => selected.includes(option)).join(", ");
-}
 
 /** Client-side validation on submit: the first message per field, from the same schema the server uses. */
 export function validateSignup(values: SignupRequest): Partial<Record<SignupFields, string>> {

@@ -1,6 +1,8 @@
 /**
- * Buttons that open a dialog (`data-opens="signup" | "video" | "search"`): the dialog is a React island, fetched
- * when the visitor shows intent (pointer over the button, focus, first touch) and mounted on the click.
+ * Buttons that open a dialog (`data-opens="signup" | "video" | "search"`): the dialog is a React island (rendered by
+ * Preact, decision 0050), fetched when the browser is idle after the load or on intent (pointer over the button,
+ * focus, first touch), whichever comes first, and mounted on the click. The idle fetch keeps a tap from waiting on
+ * the network; what it fetches stays within the page's 30 KB budget (bench:web, the build test).
  */
 import { island } from "./runtime";
 
@@ -51,6 +53,17 @@ export async function openDialog(name: string, opener: HTMLElement | null): Prom
   }
 }
 
+/** Runs `task` once the page has loaded and the browser has a moment with nothing to do. */
+function whenIdleAfterLoad(task: () => void) {
+  const idle = () =>
+    typeof requestIdleCallback === "function"
+      ? requestIdleCallback(task, { timeout: IDLE_TIMEOUT_MS })
+      : setTimeout(task, 0);
+  if (document.readyState === "complete") idle();
+  else addEventListener("load", idle, { once: true });
+}
+const IDLE_TIMEOUT_MS = 2_000;
+
 const openerOf = (target: EventTarget | null) =>
   target instanceof Element ? target.closest<HTMLElement>("[data-opens]") : null;
 
@@ -62,6 +75,10 @@ island("opener", () => {
   for (const type of ["pointerover", "focusin", "touchstart"]) {
     document.addEventListener(type, prefetch, { capture: true, passive: true });
   }
+  whenIdleAfterLoad(() => {
+    const names = new Set([...document.querySelectorAll<HTMLElement>("[data-opens]")].map((el) => el.dataset.opens));
+    for (const name of names) if (name) loadDialog(name).catch(() => undefined);
+  });
   document.addEventListener("click", (event) => {
     const opener = openerOf(event.target);
     const name = opener?.dataset.opens;

@@ -2,7 +2,8 @@ import { DOCS_PAGES, resolveDocSlug } from "@flotilla/contracts";
 import { ChevronDown } from "lucide-react";
 import { useCallback, useState } from "react";
 import { Outlet, useLocation } from "react-router";
-import { DocsSearchButton, DocsSearchDialog, useDocsSearchShortcut } from "../features/docs/docs-search";
+import { DocsSearchButton, useDocsSearchShortcut } from "../features/docs/docs-search";
+import { DocsSearchDialog } from "../features/docs/docs-search-dialog";
 import { DocsSidebar } from "../features/docs/docs-sidebar";
 import { STATIC_PAGE } from "../lib/route-handle";
 

@@ -2,7 +2,6 @@ import { docHref } from "@flotilla/contracts";
 import { FileText, Search } from "lucide-react";
 import type MiniSearch from "minisearch";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
-import { useNavigate } from "react-router";
 import { Modal } from "../../components/modal";
 import { SEARCH_INDEX_PATH, SEARCH_OPTIONS, type SearchDocument } from "./search-index";
 import { isSearchShortcut, useShortcutHint } from "./shortcut-hint";
@@ -122,15 +121,9 @@ export function DocsSearchButton({ onOpen }: { onOpen: () => void }) {
   );
 }
 
-interface DocsSearchDialogProps {
+export interface DocsSearchDialogProps {
   open: boolean;
   onClose: () => void;
-}
-
-/** One search dialog per docs layout; any number of buttons open it. */
-export function DocsSearchDialog(props: DocsSearchDialogProps) {
-  const navigate = useNavigate();
-  return <DocsSearchDialogView {...props} navigate={navigate} />;
 }
 
 /** The dialog itself; `navigate` goes to a result (the router's in the portal, a page load on a content page). */

@@ -1,4 +1,5 @@
-import { joinInterests, type SignupFields, type SignupRequest } from "@flotilla/contracts/signup";
+import type { SignupRequest } from "@flotilla/contracts/signup";
+import { joinInterests, type SignupFields } from "@flotilla/contracts/signup-options";
 
 /** What the form holds; interests stay a list until they are sent. */
 export interface SignupFormValues {

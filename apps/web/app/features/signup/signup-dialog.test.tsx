@@ -94,6 +94,7 @@ describe("SignupDialog", () => {
   it("on an empty submit shows the five messages next to the fields and in red above the button, and sends nothing", async () => {
     const user = setup();
     await user.click(screen.getByRole("button", { name: SUBMIT }));
+    await advance(0); // the schema is loaded on the first submit
 
     const summary = screen.getByRole("alert");
     for (const message of FIVE_MESSAGES) {
@@ -120,6 +121,7 @@ describe("SignupDialog", () => {
   it("clears a field's error when that field is edited, and only that one", async () => {
     const user = setup();
     await user.click(screen.getByRole("button", { name: SUBMIT }));
+    await advance(0); // the schema is loaded on the first submit
 
     await user.type(screen.getByLabelText("Name"), "A");
     expect(screen.queryByText(SIGNUP_MESSAGES.nameRequired)).not.toBeInTheDocument();
@@ -137,6 +139,7 @@ describe("SignupDialog", () => {
     await user.clear(screen.getByLabelText("Email"));
     await user.type(screen.getByLabelText("Email"), "ada@example");
     await user.click(screen.getByRole("button", { name: SUBMIT }));
+    await advance(0); // the schema is loaded on the first submit
 
     expect(screen.getAllByText(SIGNUP_MESSAGES.emailInvalid)).toHaveLength(2);
     expect(screen.getByLabelText("Email")).toHaveAttribute("aria-invalid", "true");
@@ -149,6 +152,7 @@ describe("SignupDialog", () => {
     const user = setup();
     await fillValid(user);
     await user.click(screen.getByRole("button", { name: SUBMIT }));
+    await advance(0); // the schema is loaded on the first submit
 
     const button = screen.getByRole("button", { name: SIGNUP_UI.submitting });
     expect(button).toHaveTextContent(/^Securing Your Spot\.\.\.$/);
@@ -310,6 +314,7 @@ describe("SignupDialog", () => {
     await user.type(screen.getByLabelText("Email"), "ada@example.com");
     await user.click(screen.getByRole("checkbox", { name: /newsletter/i }));
     await user.click(screen.getByRole("button", { name: SUBMIT }));
+    await advance(0); // the schema is loaded on the first submit
     expect(screen.getAllByText(SIGNUP_MESSAGES.nameRequired)).toHaveLength(2);
 
     // Closed and reopened within 300 ms: nothing was reset yet.

@@ -1,6 +1,7 @@
 /**
- * The early-access signup modal (spec sections 2–5). Loaded on first open only (see lazy-signup-dialog):
- * it pulls in the contracts' zod schema, which public pages must not pay for up front.
+ * The early-access signup modal (spec sections 2–5). Loaded on first open only (lazy-signup-dialog in the portal, an
+ * island on content pages). The contracts' zod schema validates on submit and is loaded after the form is up, so a
+ * tap that opens the form does not wait for it.
  */
 import { BRAND } from "@flotilla/contracts/brand";
 import { SIGNUP_UI } from "@flotilla/contracts/messages";
@@ -11,8 +12,7 @@ import {
   PLATFORM_OPTIONS,
   ROLE_OPTIONS,
   type SignupFields,
-  validateSignup,
-} from "@flotilla/contracts/signup";
+} from "@flotilla/contracts/signup-options";
 import { MODAL_RESET_DELAY_MS, SIGNUP_SUCCESS_PAUSE_MS } from "@flotilla/contracts/timings";
 import { CircleAlert, CircleCheck, Loader2 } from "lucide-react";
 import { type FormEvent, type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
@@ -27,6 +27,20 @@ export interface SignupDialogProps {
 }
 
 type Status = "form" | "submitting" | "success";
+
+type Validate = typeof import("@flotilla/contracts/signup")["validateSignup"];
+let validation: Promise<Validate> | null = null;
+/** The schema, once; a failed load is forgotten (the server validates with the same schema anyway). */
+function loadValidation(): Promise<Validate> {
+  validation ??= import("@flotilla/contracts/signup").then(
+    (module) => module.validateSignup,
+    (error) => {
+      validation = null;
+      throw error;
+    },
+  );
+  return validation;
+}
 type FieldErrors = Partial<Record<SignupFields, string>>;
 
 const FORM_TITLE = "Get Early Access";
@@ -44,6 +58,8 @@ export function SignupDialog({ open, onClose }: SignupDialogProps) {
   const closeButton = useRef<HTMLButtonElement>(null);
   const resetTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const inFlight = useRef<AbortController | null>(null);
+  /** A submit is waiting for the schema: a second one is ignored, as while submitting. */
+  const checking = useRef(false);
 
   const submitting = status === "submitting";
   const succeeded = status === "success";
@@ -76,6 +92,13 @@ export function SignupDialog({ open, onClose }: SignupDialogProps) {
     [],
   );
 
+  // The schema is fetched once the form is up, so the first submit does not wait for it.
+  useEffect(() => {
+    if (!open) return;
+    const timer = setTimeout(() => void loadValidation().catch(() => undefined), 0);
+    return () => clearTimeout(timer);
+  }, [open]);
+
   // Focus: the email field when the form opens, the Close button when the success view appears.
   useEffect(() => {
     if (!open) return;
@@ -99,9 +122,16 @@ export function SignupDialog({ open, onClose }: SignupDialogProps) {
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (submitting || succeeded) return;
+    if (submitting || succeeded || checking.current) return;
     const body = toSignupRequest(values);
-    const found = validateSignup(body);
+    checking.current = true;
+    // Without the schema (it could not be fetched), the server's answer is the check.
+    const found = await loadValidation()
+      .then((validate) => validate(body))
+      .catch(() => ({}) as FieldErrors)
+      .finally(() => {
+        checking.current = false;
+      });
     setErrors(found);
     setServerError(null);
     const firstInvalid = FIELD_ORDER.find((field) => found[field]);

@@ -3,6 +3,7 @@
  * container of its own at the end of <body>, and kept mounted so that its close transitions and resets (the
  * signup form's 300 ms reset) run as they do in the portal. Focus returns to whichever button opened it.
  */
+import "./renderer";
 import { type ComponentType, useEffect, useState } from "react";
 import { flushSync } from "react-dom";
 import { createRoot } from "react-dom/client";

@@ -2,6 +2,7 @@
  * The Stay Updated box on a prerendered page: the same component hydrates the markup it rendered at build time,
  * so the field keeps focus and whatever was typed before the island arrived.
  */
+import "./renderer";
 import { type ReactNode, useEffect } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { subscribeToNewsletter } from "../../features/blog/api";
