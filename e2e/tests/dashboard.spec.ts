@@ -82,6 +82,9 @@ test("portal: create a license, activate two machines with the CLI, analytics, r
 
   // Remove the server; the last device cannot be removed.
   await page.getByRole("button", { name: "Remove device server-prod-ci" }).click();
+  const confirm = page.getByRole("dialog", { name: "Remove this device?" });
+  await expect(confirm).toContainText("Its slot is freed at once");
+  await confirm.getByRole("button", { name: "Remove device" }).click();
   const removed = page.getByText(/Device removed/);
   await expect(removed).toBeVisible();
   const authorized = page.getByRole("list", { name: "Authorized devices" });

@@ -211,6 +211,12 @@ test("remove a device with the keyboard only", async ({ page, request }) => {
   const remove = page.getByRole("button", { name: "Remove device server-kay-ci" });
   await tabTo(page, remove, { max: 60 });
   await page.keyboard.press("Enter");
+  // It asks first; the confirmation is reached and confirmed from the keyboard too.
+  const confirm = page.getByRole("dialog", { name: "Remove this device?" });
+  await expect(confirm).toContainText("server-kay-ci");
+  await tabTo(page, confirm.getByRole("button", { name: "Remove device" }), { max: 5 });
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeHidden();
   await expect(page.getByRole("list", { name: "Authorized devices" }).getByText("server-kay-ci")).toBeHidden();
   await expect(page.getByText("1/3")).toBeVisible();
   await expect(page.getByText(/^Device removed/)).toBeVisible();

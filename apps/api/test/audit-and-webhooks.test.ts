@@ -335,6 +335,10 @@ describe("webhooks", () => {
     answers = [500, 503];
     const start = Date.now();
     expect((await app.outbox.runOnce(new Date(start))).retrying).toBe(1);
+    // The console says when a failed delivery is tried again (issue 25), on its latest attempt only.
+    const retrying = (await asAdmin("GET", `/api/admin/webhooks/${data.id}/deliveries`)).json().data;
+    expect(retrying[0]).toMatchObject({ status_code: 500, gave_up: false });
+    expect(Date.parse(retrying[0].next_attempt_at)).toBeGreaterThan(start);
     // Not due yet: nothing is sent again before the backoff.
     expect((await app.outbox.runOnce(new Date(start + 1_000))).claimed).toBe(0);
     expect((await app.outbox.runOnce(new Date(start + 60_000))).retrying).toBe(1);
@@ -357,6 +361,8 @@ describe("webhooks", () => {
 
     const log = await asAdmin("GET", `/api/admin/webhooks/${data.id}/deliveries`);
     expect(log.json().data.map((d: { status_code: number }) => d.status_code)).toEqual([200, 503, 500]);
+    // Delivered: no retry is due on any of its attempts.
+    expect(log.json().data.map((d: { next_attempt_at: string | null }) => d.next_attempt_at)).toEqual([null, null, null]);
 
     // Manual resend: the same event id again.
     const resend = await asAdmin("POST", `/api/admin/webhooks/${data.id}/deliveries/${log.json().data[0].id}/resend`);
@@ -400,6 +406,9 @@ describe("webhooks", () => {
     }
     answers = [];
     expect(dead).toBe(1);
+    const attempts = (await asAdmin("GET", `/api/admin/webhooks/${data.id}/deliveries?limit=100`)).json().data;
+    expect(attempts[0]).toMatchObject({ gave_up: true, next_attempt_at: null });
+    expect(attempts.slice(1).every((d: { gave_up: boolean }) => !d.gave_up)).toBe(true);
     const endpoint = (await asAdmin("GET", `/api/admin/webhooks/${data.id}`)).json().data;
     expect(endpoint.enabled).toBe(false);
     expect(endpoint.disabled_reason).toMatch(/72 hours/);

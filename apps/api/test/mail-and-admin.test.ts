@@ -307,6 +307,8 @@ describe("admin API", () => {
       reason: "goodwill",
       actor: { type: "admin", email: ADMIN },
     });
+    // The log names the license by its key's hint, as an operator recognises it (issue 25).
+    expect(audit[0].license_key_hint).toBe(`…${license.license_key.slice(-5)}`);
     expect(audit[1]).toMatchObject({
       type: "license.status_changed",
       before: { status: "active" },

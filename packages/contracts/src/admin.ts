@@ -252,12 +252,15 @@ export const AuditEventSchema = z.object({
   target: z.object({ type: z.string(), id: z.string() }),
   customer_id: z.string().nullable(),
   license_id: z.string().nullable(),
+  /** "…ABCDE": the license's current key, as much as recognises it; null when the event has no license. */
+  license_key_hint: z.string().nullable(),
   before: z.unknown(),
   after: z.unknown(),
   reason: z.string().nullable(),
   address: z.string().nullable(),
   occurred_at: z.string(),
 });
+export type AuditEvent = z.infer<typeof AuditEventSchema>;
 export const AuditPageSchema = page(AuditEventSchema);
 
 /** What a customer sees of their own activity: no addresses, no staff identities. */
@@ -312,7 +315,12 @@ export const WebhookDeliverySchema = z.object({
   error: z.string().nullable(),
   duration_ms: z.number().int(),
   created_at: z.string(),
+  /** On a failed delivery's latest attempt while it is retried: when the next attempt is due; otherwise null. */
+  next_attempt_at: z.string().nullable(),
+  /** On the latest attempt of a delivery the service stopped retrying (its retry window ran out). */
+  gave_up: z.boolean(),
 });
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 export const WebhookDeliveryPageSchema = page(WebhookDeliverySchema);
 export const QueuedSchema = z.object({ success: z.literal(true), event_id: z.string(), message: z.string() });
 

@@ -7323,6 +7323,7 @@ export interface operations {
                             };
                             customer_id: string | null;
                             license_id: string | null;
+                            license_key_hint: string | null;
                             before: unknown;
                             after: unknown;
                             reason: string | null;
@@ -8171,6 +8172,8 @@ export interface operations {
                             error: string | null;
                             duration_ms: number;
                             created_at: string;
+                            next_attempt_at: string | null;
+                            gave_up: boolean;
                         }[];
                         next_cursor: string | null;
                     };

@@ -29,6 +29,7 @@ import { recentExecutions, runningExecutions } from "../licenses/execution-queri
 import { normalizeLicenseKey } from "../licenses/keys";
 import { type LicenseRow, lockLicenseByKey, removeMachine } from "../licenses/queries";
 import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
+import { licenseKeyHint } from "./privacy";
 
 type SignupFilter = z.output<typeof SignupFilterSchema>;
 
@@ -460,8 +461,9 @@ export class AdminService {
     const t = auditEvents;
     const cursor = seqCursor(query.cursor);
     const rows = await this.db
-      .select()
+      .select({ event: t, key: licenses.licenseKey })
       .from(t)
+      .leftJoin(licenses, eq(licenses.id, t.licenseId))
       .where(
         and(
           query.type ? eq(t.type, query.type) : undefined,
@@ -479,15 +481,17 @@ export class AdminService {
       )
       .orderBy(desc(t.seq))
       .limit(query.limit + 1);
-    const page = pageOf(rows, query.limit, (row) => [row.seq]);
+    const page = pageOf(rows, query.limit, (row) => [row.event.seq]);
     return {
-      data: page.data.map((row) => ({
+      data: page.data.map(({ event: row, key }) => ({
         id: row.id,
         type: row.type,
         actor: { type: row.actorType, id: row.actorId, email: row.actorEmail },
         target: { type: row.targetType, id: row.targetId },
         customer_id: row.customerId,
         license_id: row.licenseId,
+        // What an operator recognises a license by, rather than its id (issue 25).
+        license_key_hint: key ? licenseKeyHint(key) : null,
         before: row.before,
         after: row.after,
         reason: row.reason,

@@ -197,8 +197,14 @@ export class WebhookAdmin {
     const endpoint = await this.find(id);
     const cursor = seqCursor(query.cursor);
     const rows = await this.db
-      .select()
+      .select({
+        delivery: webhookDeliveries,
+        status: outbox.status,
+        attempts: outbox.attempts,
+        nextAttemptAt: outbox.nextAttemptAt,
+      })
       .from(webhookDeliveries)
+      .leftJoin(outbox, eq(outbox.id, webhookDeliveries.outboxId))
       .where(
         and(
           eq(webhookDeliveries.endpointId, endpoint.id),
@@ -207,18 +213,24 @@ export class WebhookAdmin {
       )
       .orderBy(desc(webhookDeliveries.seq))
       .limit(query.limit + 1);
-    const page = pageOf(rows, query.limit, (row) => [row.seq]);
+    const page = pageOf(rows, query.limit, (row) => [row.delivery.seq]);
     return {
-      data: page.data.map((row) => ({
-        id: row.id,
-        event_id: row.eventId,
-        event_type: row.eventType,
-        attempt: row.attempt,
-        status_code: row.statusCode,
-        error: row.error,
-        duration_ms: row.durationMs,
-        created_at: row.createdAt.toISOString(),
-      })),
+      data: page.data.map(({ delivery: row, status, attempts, nextAttemptAt }) => {
+        // What becomes of a failed attempt, said on the delivery's latest one: retried at a time, or given up.
+        const latest = attempts === row.attempt;
+        return {
+          id: row.id,
+          event_id: row.eventId,
+          event_type: row.eventType,
+          attempt: row.attempt,
+          status_code: row.statusCode,
+          error: row.error,
+          duration_ms: row.durationMs,
+          created_at: row.createdAt.toISOString(),
+          next_attempt_at: latest && status === "pending" && nextAttemptAt ? nextAttemptAt.toISOString() : null,
+          gave_up: latest && status === "dead",
+        };
+      }),
       next_cursor: page.next_cursor,
     };
   }

@@ -67,7 +67,7 @@ export function AdminsSection() {
             return (
               <li key={admin.email} className="flex flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
                 <div className="min-w-0 flex-1">
-                  <p className="break-all font-medium">
+                  <p className="wrap-anywhere font-medium">
                     {admin.email}
                     {mine && <span className="ml-2 font-normal text-fg-muted">(you)</span>}
                   </p>
@@ -230,8 +230,8 @@ function RevokeForm({
   return (
     <form onSubmit={submit} noValidate className="mt-3 space-y-4 text-sm">
       <p className="text-fg-muted">
-        <span className="break-all font-medium text-fg">{admin.email}</span> loses access to this console at once. Their
-        account and sign-in stay as they are.
+        <span className="wrap-anywhere font-medium text-fg">{admin.email}</span> loses access to this console at once.
+        Their account and sign-in stay as they are.
       </p>
       <ReasonField {...reason.field} />
       {mutation.isError && <Banner tone="error">{adminErrorMessage(mutation.error)}</Banner>}

@@ -9,11 +9,13 @@ import type {
   AdminLicense,
   AdminLicenseExecutions,
   AdminMachine,
+  AuditEvent,
   CustomerDetail,
   EndExecutionAnswer,
   LicenseAction,
   PersonErasure,
   RevokeMachineAnswer,
+  WebhookDelivery,
 } from "@flotilla/contracts/admin";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import {
@@ -67,21 +69,16 @@ export interface AdminCustomer {
 }
 
 /** The customer detail's shapes come from the contract (types only: no schema code reaches the console's chunk). */
-export type { AdminEntry, AdminExecution, AdminLicense, AdminLicenseExecutions, AdminMachine, CustomerDetail };
-
-export interface AuditEvent {
-  id: string;
-  type: string;
-  actor: { type: string; id: string | null; email: string | null };
-  target: { type: string; id: string };
-  customer_id: string | null;
-  license_id: string | null;
-  before: unknown;
-  after: unknown;
-  reason: string | null;
-  address: string | null;
-  occurred_at: string;
-}
+export type {
+  AdminEntry,
+  AdminExecution,
+  AdminLicense,
+  AdminLicenseExecutions,
+  AdminMachine,
+  AuditEvent,
+  CustomerDetail,
+  WebhookDelivery,
+};
 
 export interface WebhookEndpoint {
   id: string;
@@ -92,17 +89,6 @@ export interface WebhookEndpoint {
   disabled_reason: string | null;
   created_at: string;
   updated_at: string;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  created_at: string;
 }
 
 export type Filter = Record<string, string | undefined>;

@@ -10,6 +10,7 @@ function event(seq: number) {
     target: { type: "license", id: `lic-${seq}` },
     customer_id: null,
     license_id: null,
+    license_key_hint: null,
     before: { status: "active" },
     after: { status: "suspended" },
     reason: `Reason ${seq}`,
@@ -61,5 +62,34 @@ describe("Audit log", () => {
         limit: "50",
       }),
     );
+  });
+
+  it("names a license by its key's hint, not its id; a missing value reads 'none', never 'null'; times name their zone", async () => {
+    fakeApi({
+      ...signedInAdmin(),
+      "GET /api/admin/audit": () =>
+        json(200, {
+          success: true,
+          data: [
+            {
+              ...event(3),
+              target: { type: "license", id: "8d6c1a52-5f0e-4c59-9a57-0c8f3b1e2d44" },
+              license_id: "8d6c1a52-5f0e-4c59-9a57-0c8f3b1e2d44",
+              license_key_hint: "…K7P2Q",
+              before: { suspended_reason: null },
+              after: { suspended_reason: "abuse" },
+            },
+          ],
+          next_cursor: null,
+        }),
+    });
+    renderAdmin("/admin?tab=audit");
+    const table = await screen.findByRole("table", { name: "Audit events" });
+    const hint = await within(table).findByText("key …K7P2Q");
+    expect(hint).toHaveAttribute("title", "8d6c1a52-5f0e-4c59-9a57-0c8f3b1e2d44");
+    expect(within(table).queryByText("8d6c1a52-5f0e-4c59-9a57-0c8f3b1e2d44")).not.toBeInTheDocument();
+    expect(within(table).getByText("suspended_reason: none → abuse")).toBeInTheDocument();
+    expect(table.textContent).not.toMatch(/\bnull\b/);
+    expect(within(table).getByText(/^Jan 2, 2026, \d\d:00 [AP]M [A-Z]{2,5}([+-]\d+)?$/)).toBeInTheDocument();
   });
 });

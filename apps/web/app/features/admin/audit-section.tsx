@@ -36,8 +36,9 @@ function change(before: unknown, after: unknown): string {
   return keys
     .slice(0, 4)
     .map((key) => {
+      // No value (absent or null) reads as "none", never as JSON's "null".
       const show = (value: unknown) =>
-        value === undefined ? "∅" : typeof value === "string" ? value : JSON.stringify(value);
+        value === undefined || value === null ? "none" : typeof value === "string" ? value : JSON.stringify(value);
       return key in b ? `${key}: ${show(b[key])} → ${show(a[key])}` : `${key}: ${show(a[key])}`;
     })
     .join("; ");
@@ -152,7 +153,14 @@ export function AuditSection() {
             </td>
             <td className={tdClass}>
               {row.target.type}
-              <span className="block break-all font-mono text-xs text-fg-muted">{row.target.id}</span>
+              {/* A license is recognised by its key's hint; the id stays in the tooltip and the Target id filter. */}
+              {row.license_key_hint ? (
+                <span className="block font-mono text-xs text-fg-muted" title={row.target.id}>
+                  key {row.license_key_hint}
+                </span>
+              ) : (
+                <span className="block wrap-anywhere font-mono text-xs text-fg-muted">{row.target.id}</span>
+              )}
             </td>
             <td className={`${tdClass} break-words text-xs`}>{change(row.before, row.after)}</td>
             <td className={tdClass}>{row.reason ?? "—"}</td>

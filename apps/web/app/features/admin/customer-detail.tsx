@@ -165,7 +165,7 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
           <h2 id="customer-title" className="text-xl font-semibold tracking-tight">
             {customer.name || customer.email}
           </h2>
-          <p className="mt-1 break-all text-sm text-fg-muted">{customer.email}</p>
+          <p className="mt-1 wrap-anywhere text-sm text-fg-muted">{customer.email}</p>
           <p className="mt-1 text-xs text-fg-muted">
             Joined {formatDateTime(customer.created_at)} · last sign-in{" "}
             {formatDateTime(customer.last_sign_in_at, "never")}
@@ -212,7 +212,7 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
               className="rounded-xl border border-border bg-bg-elevated p-4"
             >
               <div className="flex flex-wrap items-center gap-3">
-                <code className="break-all font-mono text-sm">{license.license_key}</code>
+                <code className="wrap-anywhere font-mono text-sm">{license.license_key}</code>
                 <StatusBadge status={license.status} />
               </div>
               <dl className="mt-3 grid grid-cols-2 gap-x-6 gap-y-2 text-sm sm:grid-cols-4">

@@ -69,8 +69,8 @@ function EndForm({
           </>
         ) : null}{" "}
         on <span className="font-medium text-fg">{executionDevice(execution)}</span>, running since{" "}
-        {formatDateTime(execution.started_at, "—", { zone: true })}, frees its slot now. Its app learns it at its next
-        heartbeat (every {EXECUTION_RULES.heartbeatIntervalSeconds} s) and stops; it counts as one execution.
+        {formatDateTime(execution.started_at)}, frees its slot now. Its app learns it at its next heartbeat (every{" "}
+        {EXECUTION_RULES.heartbeatIntervalSeconds} s) and stops; it counts as one execution.
       </p>
       <ReasonField {...reason.field} />
       {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}

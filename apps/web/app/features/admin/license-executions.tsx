@@ -29,7 +29,7 @@ export function executionDevice(execution: AdminExecution): string {
   return execution.machine_name ?? execution.display_id ?? "Removed device";
 }
 
-const at = (iso: string | null, fallback = "—") => formatDateTime(iso, fallback, { zone: true });
+const at = (iso: string | null, fallback = "—") => formatDateTime(iso, fallback);
 
 function State({ execution }: { execution: AdminExecution }) {
   const label =

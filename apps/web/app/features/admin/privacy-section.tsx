@@ -182,8 +182,8 @@ function EraseForm({
   return (
     <form onSubmit={reason.submitTo(onSubmit)} noValidate className="mt-3 space-y-4 text-sm">
       <p className="text-fg-muted">
-        Everything we hold about <span className="font-medium break-all text-fg">{email}</span> is deleted now, in one
-        step that cannot be undone:
+        Everything we hold about <span className="font-medium wrap-anywhere text-fg">{email}</span> is deleted now, in
+        one step that cannot be undone:
       </p>
       <ul className="list-disc space-y-1 pl-5 text-fg-muted">
         <li>their early-access answers and newsletter subscription;</li>

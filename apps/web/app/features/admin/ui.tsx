@@ -278,14 +278,10 @@ export function ConfirmDialog({
 }
 
 /**
- * "Jan 2, 2026, 10:00" in the viewer's time zone; with `zone`, the zone is named ("Jan 2, 2026, 10:00 UTC"), for
- * times an admin compares with an app's logs or a customer's report.
+ * Every time the console shows, in one format: "Jan 2, 2026, 10:00 AM UTC", in the viewer's time zone and naming it,
+ * so that a time compares with an app's logs or a customer's report without guessing (issue 25).
  */
-export function formatDateTime(
-  iso: string | null | undefined,
-  fallback = "—",
-  options: { zone?: boolean } = {},
-): string {
+export function formatDateTime(iso: string | null | undefined, fallback = "—"): string {
   if (!iso) return fallback;
   const date = new Date(iso);
   return Number.isNaN(date.getTime())
@@ -296,7 +292,7 @@ export function formatDateTime(
         day: "numeric",
         hour: "2-digit",
         minute: "2-digit",
-        ...(options.zone ? { timeZoneName: "short" } : {}),
+        timeZoneName: "short",
       });
 }
 

@@ -23,6 +23,8 @@ const DELIVERY = {
   error: "HTTP 500",
   duration_ms: 42,
   created_at: "2026-01-02T10:05:00.000Z",
+  next_attempt_at: "2026-01-02T10:06:00.000Z",
+  gave_up: false,
 };
 
 beforeEach(() => {
@@ -111,6 +113,8 @@ describe("Webhooks", () => {
     await user.click(within(card).getByRole("button", { name: "Show deliveries" }));
     const log = await within(card).findByRole("table", { name: "Deliveries" });
     expect(within(log).getByText("500")).toBeInTheDocument();
+    // A failed delivery says when it is tried again, in the console's one format (with its zone).
+    expect(within(log).getByText(/^Next retry Jan 2, 2026, \d\d:06 [AP]M [A-Z]{2,5}/)).toBeInTheDocument();
     await user.click(within(log).getByRole("button", { name: "Resend" }));
     await vi.waitFor(() => expect(api.calls("POST", `${base}/deliveries/${DELIVERY.id}/resend`)).toHaveLength(1));
     expect(await within(card).findByText("Delivery queued again.")).toBeInTheDocument();

@@ -91,13 +91,13 @@ export function WebhooksSection() {
               Receivers verify each request with this secret and any Standard Webhooks library (headers{" "}
               <code className="font-mono">webhook-id</code>, <code className="font-mono">webhook-timestamp</code>,{" "}
               <code className="font-mono">webhook-signature</code>), for{" "}
-              <span className="break-all text-fg">{secret.url}</span>.
+              <span className="wrap-anywhere text-fg">{secret.url}</span>.
             </p>
             <Banner tone="warning" title="Store it now">
               It won't be shown again. Lost it? Rotate the secret.
             </Banner>
             <div className="flex items-center gap-2 rounded-lg border border-border bg-bg-subtle px-3 py-2">
-              <code className="min-w-0 flex-1 break-all font-mono text-sm">{secret.value}</code>
+              <code className="min-w-0 flex-1 wrap-anywhere font-mono text-sm">{secret.value}</code>
               <CopyButton value={secret.value} label="Copy secret" />
             </div>
             <div className="flex justify-end">
@@ -280,7 +280,7 @@ function EndpointCard({
   return (
     <section aria-label={`Endpoint ${endpoint.url}`} className="rounded-xl border border-border bg-bg-elevated p-4">
       <div className="flex flex-wrap items-center gap-3">
-        <span className="min-w-0 break-all font-mono text-sm">{endpoint.url}</span>
+        <span className="min-w-0 wrap-anywhere font-mono text-sm">{endpoint.url}</span>
         <span
           className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${
             endpoint.enabled
@@ -389,7 +389,7 @@ function EndpointCard({
         }}
       >
         <p>
-          <span className="break-all">{endpoint.url}</span> receives nothing more, and events waiting for it are
+          <span className="wrap-anywhere">{endpoint.url}</span> receives nothing more, and events waiting for it are
           dropped.
         </p>
       </ConfirmDialog>
@@ -458,6 +458,12 @@ function DeliveryLog({
                   {row.status_code ?? "—"}
                 </span>
                 {row.error && <span className="block text-xs text-fg-muted">{row.error}</span>}
+                {row.next_attempt_at && (
+                  <span className="block text-xs text-fg-muted">Next retry {formatDateTime(row.next_attempt_at)}</span>
+                )}
+                {row.gave_up && (
+                  <span className="block text-xs text-red-700 dark:text-red-400">No more retries: resend it</span>
+                )}
               </td>
               <td className={tdClass}>{row.duration_ms} ms</td>
               <td className={tdClass}>

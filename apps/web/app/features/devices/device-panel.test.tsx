@@ -83,6 +83,12 @@ function renderPanel(removalRequest = 0) {
 }
 
 /** Lets pending promises and timers up to `ms` run, inside act so React state updates are flushed. */
+/** Confirms the removal the remove button asked about (the dialog names the device and what removing does). */
+async function confirmRemoval(user: ReturnType<typeof renderPanel>["user"]) {
+  const dialog = await screen.findByRole("dialog", { name: "Remove this device?" });
+  await user.click(within(dialog).getByRole("button", { name: "Remove device" }));
+}
+
 async function advance(ms: number) {
   await act(async () => {
     await vi.advanceTimersByTimeAsync(ms);
@@ -204,6 +210,17 @@ describe("DevicePanel: loading and the list", () => {
   });
 });
 
+describe("DevicePanel: machine ids on a phone", () => {
+  it("wrap at their own hyphens first and break inside a token only when one alone is wider than the line", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
+    renderPanel();
+    const id = await screen.findByText("SRV-2222");
+    // overflow-wrap: anywhere keeps the hyphens as the break points; word-break: break-all split "server" as "serv|er".
+    expect(id).toHaveClass("wrap-anywhere");
+    expect(id.className).not.toContain("break-all");
+  });
+});
+
 describe("DevicePanel: removing a device", () => {
   it("cannot remove the last device", async () => {
     routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP]);
@@ -228,6 +245,7 @@ describe("DevicePanel: removing a device", () => {
     expect(button).toBeEnabled();
     expect(button).toHaveAttribute("title", "Remove this device");
     await user.click(button);
+    await confirmRemoval(user);
 
     expect(button).toBeDisabled();
     expect(button).toHaveAttribute("aria-busy", "true");
@@ -252,6 +270,24 @@ describe("DevicePanel: removing a device", () => {
     expect(screen.queryByText("Device SRV-2222 removed")).not.toBeInTheDocument();
   });
 
+  it("asks first, naming the device and what removing does; Cancel removes nothing", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER]);
+    const deleteUrl = `${LIST_URL}/${encodeURIComponent("build server/prod 2")}`;
+    routes[`DELETE ${deleteUrl}`] = () => json(200, { success: true, message: "Device SRV-2222 removed" });
+    const { user, onChanged } = renderPanel();
+    await user.click(await screen.findByRole("button", { name: "Remove device SRV-2222" }));
+    const dialog = await screen.findByRole("dialog", { name: "Remove this device?" });
+    expect(dialog).toHaveTextContent("SRV-2222");
+    expect(dialog).toHaveTextContent("Its slot is freed at once");
+    expect(dialog).toHaveTextContent("until you allow it back under Removed devices");
+    expect(within(dialog).getByRole("button", { name: "Remove device" }).className).toContain("bg-red-");
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByRole("dialog", { name: "Remove this device?" })).not.toBeInTheDocument();
+    expect(calls(deleteUrl, "DELETE")).toHaveLength(0);
+    expect(onChanged).not.toHaveBeenCalled();
+    expect(screen.getByText("SRV-2222")).toBeInTheDocument();
+  });
+
   it("moves focus to the panel's heading when the focused remove button goes away with its row", async () => {
     let machines = [LAPTOP, BUILD_SERVER];
     routes[`GET ${LIST_URL}`] = () => listAnswer(machines);
@@ -262,6 +298,11 @@ describe("DevicePanel: removing a device", () => {
     const { user } = renderPanel();
     const button = await screen.findByRole("button", { name: "Remove device SRV-2222" });
     button.focus();
+    await user.keyboard("{Enter}");
+    // The confirmation takes focus; Enter on its "Remove device" confirms.
+    within(screen.getByRole("dialog", { name: "Remove this device?" }))
+      .getByRole("button", { name: "Remove device" })
+      .focus();
     await user.keyboard("{Enter}");
 
     expect(await screen.findByText("Device SRV-2222 removed")).toBeInTheDocument();
@@ -276,6 +317,7 @@ describe("DevicePanel: removing a device", () => {
     const { user, onChanged } = renderPanel();
 
     await user.click(await screen.findByRole("button", { name: "Remove device SRV-2222" }));
+    await confirmRemoval(user);
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("Cannot remove the last device");
     expect(alert.className).toContain("text-red-");
@@ -284,6 +326,7 @@ describe("DevicePanel: removing a device", () => {
 
     routes[`DELETE ${deleteUrl}`] = () => new Promise<Response>(() => {});
     await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    await confirmRemoval(user);
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
   });
 
@@ -292,6 +335,7 @@ describe("DevicePanel: removing a device", () => {
     routes[`DELETE ${LIST_URL}/ada-laptop`] = () => json(400, { success: false });
     const { user } = renderPanel();
     await user.click(await screen.findByRole("button", { name: "Remove device LAPT-1111" }));
+    await confirmRemoval(user);
     expect(await screen.findByRole("alert")).toHaveTextContent(MESSAGES.machineRemoveFailed);
   });
 });
@@ -573,6 +617,7 @@ describe("DevicePanel: analytics", () => {
     expect(calls(ANALYTICS_URL)).toHaveLength(1);
 
     await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    await confirmRemoval(user);
     await screen.findByText("Device SRV-2222 removed");
     await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(2));
 
@@ -595,6 +640,7 @@ describe("DevicePanel: analytics", () => {
     await screen.findByText("1,000 uses");
     await user.click(screen.getByRole("button", { name: "Hide Analytics" }));
     await user.click(screen.getByRole("button", { name: "Remove device SRV-2222" }));
+    await confirmRemoval(user);
     await screen.findByText("Device SRV-2222 removed");
     await user.click(screen.getByRole("button", { name: "Show Analytics" }));
     await vi.waitFor(() => expect(calls(ANALYTICS_URL)).toHaveLength(2));

@@ -21,6 +21,7 @@ import {
 import { DeviceAnalytics } from "./device-analytics";
 import { remainingDevicesHint } from "./device-helpers";
 import { DeviceList } from "./device-list";
+import { RemoveDeviceDialog } from "./remove-device-dialog";
 import { RemovedDevices } from "./removed-devices";
 import { RevokeDeviceDialog } from "./revoke-device-dialog";
 
@@ -49,6 +50,7 @@ export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: Devic
   const removal = useRemoveMachine(licenseKey);
   const restoration = useRestoreMachine(licenseKey);
   const revocation = useRevokeMachine(licenseKey);
+  const [confirmingRemoval, setConfirmingRemoval] = useState<Machine | null>(null);
   const [revoking, setRevoking] = useState<Machine | null>(null);
   const [revokeError, setRevokeError] = useState<string | null>(null);
   const [removingIds, setRemovingIds] = useState<ReadonlySet<string>>(() => new Set());
@@ -103,11 +105,19 @@ export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: Devic
     }
   }
 
-  /** A device holding a license file is revoked after a confirmation that says what revoking cannot do. */
+  /**
+   * Both ask first and say what happens: a device is removed after a confirmation, and one holding a license file is
+   * revoked after one that says what revoking cannot do.
+   */
   function removeOrRevoke(machine: Machine) {
-    if (!machine.license_file_until) return void removeDevice(machine);
+    if (!machine.license_file_until) return setConfirmingRemoval(machine);
     setRevokeError(null);
     setRevoking(machine);
+  }
+
+  function confirmRemoval(machine: Machine) {
+    setConfirmingRemoval(null);
+    void removeDevice(machine);
   }
 
   async function revokeDevice(machine: Machine) {
@@ -239,6 +249,12 @@ export function DevicePanel({ licenseKey, onChanged, removalRequest = 0 }: Devic
             onRemove={removeOrRevoke}
           />
         )}
+
+        <RemoveDeviceDialog
+          machine={confirmingRemoval}
+          onCancel={() => setConfirmingRemoval(null)}
+          onConfirm={confirmRemoval}
+        />
 
         <RevokeDeviceDialog
           machine={revoking}

@@ -33,7 +33,7 @@ export function DeviceRow({ machine, boundCount, removing, onRemove, usage }: De
       <DeviceKindIcon machineId={machine.machine_id} />
       <div className="min-w-0 flex-1">
         <p className="flex flex-wrap items-center gap-2">
-          <span className="min-w-0 break-all font-mono text-sm font-medium">{machine.display_id}</span>
+          <span className="min-w-0 wrap-anywhere font-mono text-sm font-medium">{machine.display_id}</span>
           {machine.is_primary && (
             <span className="inline-flex items-center gap-1 rounded-full bg-indigo-100 px-2 py-0.5 text-xs font-medium text-indigo-800 dark:bg-indigo-500/15 dark:text-indigo-300">
               <Star className="size-3" aria-hidden="true" />

@@ -32,7 +32,7 @@ export function RemovedDevices({ removed, restoringIds, onRestore }: RemovedDevi
           return (
             <li key={machine.machine_id} className="flex flex-wrap items-center justify-between gap-2 text-sm">
               <span className="min-w-0">
-                <span className="break-all font-mono">{machine.display_id}</span>
+                <span className="wrap-anywhere font-mono">{machine.display_id}</span>
                 {machine.machine_name && <span className="text-fg-muted"> · {machine.machine_name}</span>}
                 <span className="block text-xs text-fg-muted">Removed {formatDisplayDate(machine.removed_at)}</span>
                 {machine.license_file_until && (

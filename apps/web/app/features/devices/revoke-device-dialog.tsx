@@ -32,7 +32,7 @@ export function RevokeDeviceDialog({ machine, pending, error, onCancel, onConfir
       {machine && (
         <div className="mt-4 space-y-4 text-sm">
           <p>
-            <span className="break-all font-mono font-medium">{machine.display_id}</span> holds a license file that
+            <span className="wrap-anywhere font-mono font-medium">{machine.display_id}</span> holds a license file that
             works offline until{" "}
             <time dateTime={until ?? undefined} className="font-semibold">
               {formatExactTime(until)}

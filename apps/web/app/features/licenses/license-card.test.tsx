@@ -286,6 +286,8 @@ describe("LicenseCard: a device refused because the license is full", () => {
     await within(card).findByText("C");
     expect(within(card).getByRole("status", { name: "This license is full" })).toBeInTheDocument();
     await user.click(within(card).getByRole("button", { name: "Remove device C" }));
+    const confirm = await screen.findByRole("dialog", { name: "Remove this device?" });
+    await user.click(within(confirm).getByRole("button", { name: "Remove device" }));
     const notice = await within(card).findByRole("status", { name: "A slot is free" });
     expect(notice).toHaveTextContent("It gets the free slot the next time it starts.");
     expect(within(card).queryByText("This license is full")).not.toBeInTheDocument();

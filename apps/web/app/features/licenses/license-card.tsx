@@ -69,7 +69,7 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
         </Field>
         <Field label="Machine ID">
           {license.machine_id ? (
-            <code className="break-all font-mono">{license.machine_id}</code>
+            <code className="wrap-anywhere font-mono">{license.machine_id}</code>
           ) : (
             <span className="text-fg-muted">Not activated</span>
           )}
