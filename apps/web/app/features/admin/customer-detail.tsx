@@ -329,6 +329,7 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
         open={confirmSignOut}
         title="Sign out everywhere?"
         confirmLabel="Sign out everywhere"
+        tone="danger"
         busy={signOut.isPending}
         error={signOut.isError ? adminErrorMessage(signOut.error) : null}
         onClose={() => setConfirmSignOut(false)}

@@ -246,10 +246,13 @@ export function ConfirmDialog({
   onConfirm,
   onClose,
   children,
+  tone = "primary",
 }: {
   open: boolean;
   title: string;
   confirmLabel: string;
+  /** "danger" for what cannot be undone or ends something for someone (delete, sign out everywhere). */
+  tone?: "primary" | "danger";
   busy: boolean;
   error: string | null;
   onConfirm: () => void;
@@ -268,7 +271,7 @@ export function ConfirmDialog({
         <button type="button" className={buttonClass("ghost", "md")} onClick={onClose} disabled={busy}>
           Cancel
         </button>
-        <button type="button" className={buttonClass("primary", "md")} onClick={onConfirm} disabled={busy}>
+        <button type="button" className={buttonClass(tone, "md")} onClick={onConfirm} disabled={busy}>
           {busy && <Loader2 className="size-4 animate-spin" aria-hidden="true" />}
           {confirmLabel}
         </button>

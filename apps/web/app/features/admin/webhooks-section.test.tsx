@@ -103,6 +103,13 @@ describe("Webhooks", () => {
     await user.click(within(card).getByRole("button", { name: "Send test event" }));
     expect(await within(card).findByText("Test event queued.")).toBeInTheDocument();
 
+    // Deleting is destructive and looks it; rotating is not.
+    await user.click(within(card).getByRole("button", { name: "Delete" }));
+    const deleting = await screen.findByRole("dialog", { name: "Delete this endpoint?" });
+    expect(within(deleting).getByRole("button", { name: "Delete endpoint" }).className).toContain("bg-red-");
+    await user.click(within(deleting).getByRole("button", { name: "Cancel" }));
+    expect(api.calls("DELETE", base)).toHaveLength(0);
+
     await user.click(within(card).getByRole("button", { name: "Rotate secret" }));
     const confirm = screen.getByRole("dialog", { name: "Rotate the signing secret?" });
     await user.click(within(confirm).getByRole("button", { name: "Rotate secret" }));

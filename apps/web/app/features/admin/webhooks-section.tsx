@@ -380,6 +380,7 @@ function EndpointCard({
         open={confirm === "delete"}
         title="Delete this endpoint?"
         confirmLabel="Delete endpoint"
+        tone="danger"
         busy={busy}
         error={null}
         onClose={() => setConfirm(null)}
