@@ -39,7 +39,10 @@ test("portal: a full license names the refused device, frees a slot, and rotates
   await expect(page.getByText(/Remove a device you no longer use/)).toBeVisible();
   await expect(page.getByRole("button", { name: "Remove device desktop-ada-1" })).toBeFocused();
   await page.keyboard.press("Enter");
-  await page.getByRole("dialog", { name: "Remove this device?" }).getByRole("button", { name: "Remove device" }).click();
+  await page
+    .getByRole("dialog", { name: "Remove this device?" })
+    .getByRole("button", { name: "Remove device" })
+    .click();
   await expect(page.getByText(/Device removed/)).toBeVisible();
   await expect(page.getByText("2/3")).toBeVisible();
   // A slot is free: the card no longer calls the license full, even after a reload, and says who gets the slot.

@@ -362,7 +362,11 @@ describe("webhooks", () => {
     const log = await asAdmin("GET", `/api/admin/webhooks/${data.id}/deliveries`);
     expect(log.json().data.map((d: { status_code: number }) => d.status_code)).toEqual([200, 503, 500]);
     // Delivered: no retry is due on any of its attempts.
-    expect(log.json().data.map((d: { next_attempt_at: string | null }) => d.next_attempt_at)).toEqual([null, null, null]);
+    expect(log.json().data.map((d: { next_attempt_at: string | null }) => d.next_attempt_at)).toEqual([
+      null,
+      null,
+      null,
+    ]);
 
     // Manual resend: the same event id again.
     const resend = await asAdmin("POST", `/api/admin/webhooks/${data.id}/deliveries/${log.json().data[0].id}/resend`);

@@ -189,8 +189,8 @@ export function SignupDialog({ open, onClose }: SignupDialogProps) {
           <p className="mx-auto mt-3 max-w-sm text-fg-muted">
             Thanks{firstName(values.name) ? `, ${firstName(values.name)}` : ""}! Your spot in the {BRAND.name}{" "}
             early-access programme is saved. We'll email{" "}
-            <span className="font-medium wrap-anywhere text-fg">{values.email.trim()}</span> as soon as your invitation is
-            ready.
+            <span className="font-medium wrap-anywhere text-fg">{values.email.trim()}</span> as soon as your invitation
+            is ready.
           </p>
           {values.newsletter && (
             <p className="mx-auto mt-2 max-w-sm text-sm text-fg-muted">
