@@ -275,6 +275,23 @@ test("an admin grants the role from the console, the new admin gets in, and lose
   await granted.context().close();
 });
 
+test("the console is an app of its own: its bar, no marketing navigation or footer; the account menu still works", async ({
+  browser,
+}) => {
+  const page = await newPage(browser);
+  await signInToConsole(page);
+  await expect(page.getByRole("heading", { level: 1, name: "Operator console" })).toBeVisible();
+  const bar = page.getByRole("banner");
+  await expect(bar).toContainText("Console");
+  await expect(bar.getByRole("link", { name: "Dashboard" })).toHaveAttribute("href", "/dashboard");
+  await expect(page.getByRole("navigation", { name: "Main" })).toHaveCount(0);
+  await expect(page.getByRole("contentinfo")).toHaveCount(0);
+  await bar.getByRole("button", { name: /Account menu for Ops Admin/ }).click();
+  await bar.getByRole("button", { name: "Logout" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.context().close();
+});
+
 test("a signed-in customer who is not an admin is told so", async ({ browser }) => {
   const page = await newPage(browser);
   await page.goto("/admin");

@@ -28,11 +28,12 @@ export default [
     route("login", "routes/login.tsx"),
     route("dashboard", "routes/dashboard.tsx"),
     route("auth/callback/*", "routes/auth-callback.tsx"),
-    route("admin", "routes/admin.tsx"),
     route("newsletter/unsubscribe", "routes/newsletter-unsubscribe.tsx"),
     route("newsletter/confirm", "routes/newsletter-confirm.tsx"),
     route("*", "routes/not-found.tsx"),
   ]),
+  // The operator console has its own app shell (features/admin/console-shell.tsx), outside the site's layout.
+  route("admin", "routes/admin.tsx"),
   route("sitemap.xml", "routes/sitemap.ts"),
   route("robots.txt", "routes/robots.ts"),
   route("blog/rss.xml", "routes/rss.ts"),

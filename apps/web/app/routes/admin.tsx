@@ -1,7 +1,11 @@
 import { AdminPage } from "../features/admin/admin-page";
+import { ConsoleShell } from "../features/admin/console-shell";
 import { seo } from "../lib/seo";
 
-/** Client-only route (never prerendered, never in the sitemap); its own chunk, loaded by nobody else. */
+/**
+ * Client-only route (never prerendered, never in the sitemap); its own chunk, loaded by nobody else. It sits outside
+ * the site's layout: the console has its own app shell, not the marketing header and footer.
+ */
 export const meta = () =>
   seo({
     title: "Operator console",
@@ -10,4 +14,10 @@ export const meta = () =>
     noindex: true,
   });
 
-export default AdminPage;
+export default function AdminRoute() {
+  return (
+    <ConsoleShell>
+      <AdminPage />
+    </ConsoleShell>
+  );
+}
