@@ -23,3 +23,29 @@ test("the community the site promises is a section that lists channels that exis
   await expect(page.getByRole("main")).not.toContainText("built in the open");
   await expect(page.getByRole("main").getByRole("link", { name: "blog" }).first()).toBeVisible();
 });
+
+test("the API reference renders its Markdown, says what each answer means, shows examples and keeps an index in view", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/api-reference");
+  const main = page.getByRole("main");
+  // No literal backticks: descriptions are rendered Markdown, with code spans.
+  const validate = main.locator("#post-api-license-validate");
+  await expect(validate.locator("code").filter({ hasText: "kid" })).toHaveCount(1);
+  expect(
+    await main.locator("article").evaluateAll((cards) => cards.some((card) => card.textContent!.includes("`"))),
+  ).toBe(false);
+  expect(await main.textContent()).not.toContain("Default Response");
+  await expect(validate.getByRole("definition").first()).not.toBeEmpty();
+  // A request and an answer example, generated from the document.
+  await expect(validate.locator("pre")).toHaveCount(2);
+  expect(JSON.parse((await validate.locator("pre").first().textContent())!)).toHaveProperty("license_key");
+  // The index follows the reader down the page and leads to each operation.
+  const index = page.getByRole("navigation", { name: "Operations" });
+  await page.mouse.wheel(0, 20_000);
+  await expect(index).toBeInViewport();
+  await index.getByRole("link", { name: /POST\s*\/license\/validate$/ }).click();
+  await expect(page).toHaveURL(/#post-api-license-validate$/);
+  await expect(validate).toBeInViewport();
+});

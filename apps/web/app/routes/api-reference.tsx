@@ -11,7 +11,7 @@ import type { Route } from "./+types/api-reference";
 /** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
 export const handle = STATIC_PAGE;
 
-export const loader = () => ({ groups: readApiReference() });
+export const loader = async () => ({ groups: await readApiReference() });
 
 export const meta = () =>
   seo({
@@ -22,10 +22,10 @@ export const meta = () =>
 
 export default function ApiReferencePage({ loaderData }: Route.ComponentProps) {
   return (
-    <div className="mx-auto max-w-4xl px-4 py-20 sm:px-6">
+    <div className="mx-auto max-w-6xl px-4 py-20 sm:px-6">
       <p className="text-sm font-semibold uppercase tracking-wider text-accent">Developers</p>
       <h1 className="mt-3 text-4xl font-semibold tracking-tight">API Reference</h1>
-      <div className="mt-5 space-y-3 text-lg leading-8 text-fg-muted">
+      <div className="mt-5 max-w-3xl space-y-3 text-lg leading-8 text-fg-muted">
         <p>
           Every endpoint speaks JSON. Successful responses carry{" "}
           <code className="font-mono text-base">success: true</code>; errors carry{" "}

@@ -4,13 +4,21 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { renderMarkdown } from "../content/markdown.server";
 import { groupOperations, type OperationGroup } from "./openapi";
 
 const DOCUMENT = join(process.cwd(), ".generated", "openapi.json");
 
-export function readApiReference(): OperationGroup[] {
+/** The document's operations, grouped, with every description rendered from its Markdown (code spans, links). */
+export async function readApiReference(): Promise<OperationGroup[]> {
   if (!existsSync(DOCUMENT)) {
     throw new Error(`${DOCUMENT} is missing: run \`npm run openapi -w @flotilla/web\` (the web build does it first)`);
   }
-  return groupOperations(JSON.parse(readFileSync(DOCUMENT, "utf8")));
+  const groups = groupOperations(JSON.parse(readFileSync(DOCUMENT, "utf8")));
+  const html = async (markdown: string | undefined) => (markdown ? (await renderMarkdown(markdown)).html : undefined);
+  for (const group of groups) {
+    group.descriptionHtml = await html(group.description);
+    for (const op of group.operations) op.descriptionHtml = await html(op.description);
+  }
+  return groups;
 }
