@@ -102,7 +102,7 @@ test("a reader who touches nothing runs no React: islands before the load, dialo
   });
   await page.goto("/");
   await page.waitForTimeout(2500);
-  const { beforeLoad, all } = await page.evaluate(() => {
+  const { beforeLoad, all, firstIslandAt, fcp } = await page.evaluate(() => {
     const load = performance.getEntriesByType("navigation")[0]!.toJSON().loadEventStart as number;
     const js = performance
       .getEntriesByType("resource")
@@ -111,9 +111,14 @@ test("a reader who touches nothing runs no React: islands before the load, dialo
     return {
       beforeLoad: js.filter((entry) => entry.start < load).map((entry) => entry.path),
       all: js.map((e) => e.path),
+      firstIslandAt: Math.min(...js.map((entry) => entry.start)),
+      fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
     };
   });
-  expect(beforeLoad.length).toBeGreaterThan(0);
+  expect(all.length).toBeGreaterThan(0);
+  // Nothing is fetched before the first contentful paint: it waits for the HTML and the stylesheet only.
+  expect(fcp).not.toBeNull();
+  expect(firstIslandAt).toBeGreaterThanOrEqual(fcp!);
   expect(
     beforeLoad.some((path) => /\/(signup|preact)-/.test(path)),
     "no dialog before the load",

@@ -2,8 +2,8 @@
 // carries no React Router runtime; each interactive part says which island it needs with data-island="<name>".
 //
 // The page lists its islands in <script type="application/json" id="islands"> (entries and the chunks they import),
-// and a few bytes of inline script load them once the first frame has painted: the first paint waits for nothing
-// but the HTML and the stylesheet (a lab's simulated FCP counts every request started before it). Each entry is a
+// and a few bytes of inline script load them once the first contentful paint is recorded: the first paint waits for
+// nothing but the HTML and the stylesheet (a lab's simulated FCP counts every request started before it). Each entry is a
 // module script marked data-island-entry (app/islands/runtime.ts counts them), its chunks modulepreloaded alongside
 // so nothing waits on a chain of imports. <html data-islands="pending"> turns "ready" once every island started.
 
@@ -40,8 +40,13 @@ export function islandsNamed(html) {
   return [...new Set([...html.matchAll(ISLAND_ATTRIBUTE)].map((match) => match[1]))];
 }
 
-/** Loads the islands listed in #islands after the first frame has painted (classic script: runs where it stands). */
-const LOADER = `(function(){var d=document,l=JSON.parse(d.getElementById("${ISLANDS_DATA_ID}").textContent);function go(){l.preload.forEach(function(h){var e=d.createElement("link");e.rel="modulepreload";e.href=h;d.head.appendChild(e)});l.entries.forEach(function(x){var e=d.createElement("script");e.type="module";e.src=x.file;e.setAttribute("data-island-entry",x.name);d.head.appendChild(e)})}requestAnimationFrame(function(){setTimeout(go,0)})})();`;
+/**
+ * Loads the islands listed in #islands once the page's first contentful paint is recorded (a lab's simulated FCP
+ * counts every request started before it, and a first frame may be blank), or after FALLBACK_MS whatever happens
+ * (a browser without paint timing, a page that never paints). Classic script: runs where it stands.
+ */
+const FALLBACK_MS = 3000;
+const LOADER = `(function(){var d=document,l=JSON.parse(d.getElementById("${ISLANDS_DATA_ID}").textContent),s=0;function go(){if(s)return;s=1;l.preload.forEach(function(h){var e=d.createElement("link");e.rel="modulepreload";e.href=h;d.head.appendChild(e)});l.entries.forEach(function(x){var e=d.createElement("script");e.type="module";e.src=x.file;e.setAttribute("data-island-entry",x.name);d.head.appendChild(e)})}function soon(){setTimeout(go,0)}setTimeout(go,${FALLBACK_MS});try{var o=new PerformanceObserver(function(n){if(n.getEntriesByName("first-contentful-paint").length){o.disconnect();soon()}});o.observe({type:"paint",buffered:true})}catch(e){requestAnimationFrame(soon)}})();`;
 
 /** The islands a finished page loads, read back from it (tests, benchmarks). */
 export function islandsOf(html) {
