@@ -5,17 +5,12 @@
  */
 import type {
   AdminEntry,
-  AdminExecution,
   AdminLicense,
-  AdminLicenseExecutions,
-  AdminMachine,
-  AuditEvent,
   CustomerDetail,
   EndExecutionAnswer,
   LicenseAction,
   PersonErasure,
   RevokeMachineAnswer,
-  WebhookDelivery,
 } from "@flotilla/contracts/admin";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import {
@@ -68,17 +63,15 @@ export interface AdminCustomer {
   last_sign_in_at: string | null;
 }
 
-/** The customer detail's shapes come from the contract (types only: no schema code reaches the console's chunk). */
 export type {
-  AdminEntry,
   AdminExecution,
-  AdminLicense,
   AdminLicenseExecutions,
   AdminMachine,
   AuditEvent,
-  CustomerDetail,
   WebhookDelivery,
-};
+} from "@flotilla/contracts/admin";
+/** The console's shapes come from the contract (types only: no schema code reaches the console's chunk). */
+export type { AdminEntry, AdminLicense, CustomerDetail };
 
 export interface WebhookEndpoint {
   id: string;
