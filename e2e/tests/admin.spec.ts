@@ -292,6 +292,52 @@ test("the console is an app of its own: its bar, no marketing navigation or foot
   await page.context().close();
 });
 
+test("an admin's account menu links the console, on a content page, on a phone's menu and in the portal; a customer's does not", async ({
+  browser,
+}) => {
+  const page = await newPage(browser);
+  await signInToConsole(page);
+  // A prerendered content page: the account island keeps the Console item for an admin.
+  await page.goto("/pricing");
+  const bar = page.getByRole("banner");
+  await bar.getByRole("button", { name: /Account menu for Ops Admin/ }).click();
+  await bar.getByRole("link", { name: "Console" }).click();
+  await expect(page).toHaveURL(/\/admin$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Operator console" })).toBeVisible();
+  // The portal's own menu.
+  await page.goto("/dashboard");
+  await page
+    .getByRole("banner")
+    .getByRole("button", { name: /Account menu for Ops Admin/ })
+    .click();
+  await expect(page.getByRole("banner").getByRole("link", { name: "Console" })).toHaveAttribute("href", "/admin");
+  // A phone: the mobile menu's signed-in foot.
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto("/pricing");
+  await page.getByRole("button", { name: "Open menu" }).click();
+  await expect(page.getByRole("navigation", { name: "Mobile" }).getByRole("link", { name: "Console" })).toBeVisible();
+  await page.context().close();
+
+  const customer = await newPage(browser);
+  await customer.goto("/login");
+  await completeSignIn(customer, `menu-customer-${Date.now()}@example.com`, "Menu Customer");
+  await expect(customer).toHaveURL(/\/dashboard$/);
+  await customer
+    .getByRole("banner")
+    .getByRole("button", { name: /Account menu for Menu Customer/ })
+    .click();
+  await expect(customer.getByRole("banner").getByRole("link", { name: "Dashboard" })).toBeVisible();
+  await expect(customer.getByRole("link", { name: "Console" })).toHaveCount(0);
+  await customer.goto("/pricing");
+  await customer
+    .getByRole("banner")
+    .getByRole("button", { name: /Account menu for Menu Customer/ })
+    .click();
+  await expect(customer.getByRole("banner").getByRole("link", { name: "Dashboard" })).toBeVisible();
+  await expect(customer.getByRole("link", { name: "Console" })).toHaveCount(0);
+  await customer.context().close();
+});
+
 test("a signed-in customer who is not an admin is told so", async ({ browser }) => {
   const page = await newPage(browser);
   await page.goto("/admin");

@@ -245,7 +245,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     sessionMaxDays: config.sessionMaxDays,
   });
   app.decorate("auth", auth);
-  registerAuthRoutes(app, { auth, config });
+  const adminRoles = new AdminRoles(database.db, config.adminEmails);
+  registerAuthRoutes(app, {
+    auth,
+    config,
+    isAdmin: (email) => adminRoles.isAdmin(email),
+  });
 
   const signer = createLicenseSigner({ pem: config.licenseSigningKey, dataDir: config.dataDir });
   const subscriber = redis
@@ -288,7 +293,6 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.decorate("licensing", licensing);
   registerLicensingRoutes(app, { licensing, customers, executions, signer, auth, config, metrics });
 
-  const adminRoles = new AdminRoles(database.db, config.adminEmails);
   const urlPolicy = allows(config, "webhooksToThisNetwork") ? ("development" as const) : ("production" as const);
   registerAdminRoutes(app, {
     db: database.db,
@@ -305,7 +309,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       database.db,
       (licenseKey) => licensing.changed(licenseKey),
       () => licensing.changeVisibleWithinSeconds(),
-      async (email) => (await adminRoles.sourceOf(email)) !== null,
+      (email) => adminRoles.isAdmin(email),
       () => licensing.recorder.flush(),
     ),
     config,

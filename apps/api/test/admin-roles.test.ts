@@ -135,6 +135,27 @@ describe("the admin role from the console", () => {
   });
 });
 
+describe("the session says whether its user may open the console (an admin's menu links it)", () => {
+  const isAdmin = async (token: string) =>
+    (await as(token, "GET", "/api/auth/validate")).json().user.is_admin as boolean;
+
+  it("answers is_admin at sign-in and on every check, following grants and revocations at once", async () => {
+    const signedIn = await devSignIn(app, { email: "rory@example.com", name: "Rory" });
+    expect(signedIn.customer).toMatchObject({ email: "rory@example.com", is_admin: false });
+    expect(await isAdmin(signedIn.token)).toBe(false);
+    expect((await devSignIn(app, { email: CONFIGURED, name: "Olive Config" })).customer).toMatchObject({
+      is_admin: true,
+    });
+    expect(await isAdmin(configured)).toBe(true);
+
+    await as(configured, "POST", "/api/admin/admins", { email: "rory@example.com", reason: "joins support" });
+    expect(await isAdmin(signedIn.token)).toBe(true);
+    await as(configured, "POST", "/api/admin/admins/revoke", { email: "rory@example.com", reason: "left support" });
+    expect(await isAdmin(signedIn.token)).toBe(false);
+    expect((await as(mallory, "GET", "/api/auth/validate")).json().user).toMatchObject({ is_admin: false });
+  });
+});
+
 describe("never no admin", () => {
   it("two granted admins revoking each other at once: one wins, the other is refused, one admin remains", async () => {
     const { grantAdmin } = await import("../src/modules/admin/roles");

@@ -77,7 +77,13 @@ describe("sign-in with the development issuer (authorization code + PKCE + state
     expect(validate.statusCode).toBe(200);
     expect(validate.json()).toEqual({
       success: true,
-      user: { id: result.customer.id, email: "Grace@Example.com", name: "Grace Hopper", avatar_url: null },
+      user: {
+        id: result.customer.id,
+        email: "Grace@Example.com",
+        name: "Grace Hopper",
+        avatar_url: null,
+        is_admin: false,
+      },
     });
 
     const profile = await app.inject({ method: "GET", url: "/api/auth/profile", headers: bearer(result.token) });

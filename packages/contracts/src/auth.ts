@@ -10,6 +10,16 @@ export const CustomerSchema = z.object({
 export type Customer = z.infer<typeof CustomerSchema>;
 
 /**
+ * The signed-in user as the session answers it: the customer, and whether they may open the operator's console
+ * (an admin's user menu links to it). The server checks the role again on every /api/admin request: this flag only
+ * decides what the menu shows.
+ */
+export const SignedInUserSchema = CustomerSchema.extend({
+  is_admin: z.boolean().describe("Whether this customer may open the operator's console (/admin)"),
+});
+export type SignedInUser = z.infer<typeof SignedInUserSchema>;
+
+/**
  * Body of the identity-provider URL endpoint (spec section 7). `redirectUrl` is accepted for
  * compatibility but ignored: the server builds the redirect URI from its own public origin.
  * `state` is the client's wished return path; it is sanitised and kept server-side.
@@ -30,14 +40,14 @@ export const GoogleCallbackResponseSchema = z.object({
   success: z.literal(true),
   data: z.object({
     token: z.string(),
-    customer: CustomerSchema,
+    customer: SignedInUserSchema,
     /** The sanitised same-origin path the sign-in started from. */
     redirectTo: z.string(),
     expires_at: z.string(),
   }),
 });
 
-export const ValidateResponseSchema = z.object({ success: z.literal(true), user: CustomerSchema });
+export const ValidateResponseSchema = z.object({ success: z.literal(true), user: SignedInUserSchema });
 export const RefreshResponseSchema = z.object({
   success: z.literal(true),
   data: z.object({ token: z.string(), expires_at: z.string() }),

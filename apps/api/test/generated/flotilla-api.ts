@@ -1728,6 +1728,8 @@ export interface operations {
                                 email: string;
                                 name: string;
                                 avatar_url: string | null;
+                                /** @description Whether this customer may open the operator's console (/admin) */
+                                is_admin: boolean;
                             };
                             redirectTo: string;
                             expires_at: string;
@@ -1816,6 +1818,8 @@ export interface operations {
                             email: string;
                             name: string;
                             avatar_url: string | null;
+                            /** @description Whether this customer may open the operator's console (/admin) */
+                            is_admin: boolean;
                         };
                     };
                 };
@@ -1901,6 +1905,8 @@ export interface operations {
                             email: string;
                             name: string;
                             avatar_url: string | null;
+                            /** @description Whether this customer may open the operator's console (/admin) */
+                            is_admin: boolean;
                         };
                     };
                 };

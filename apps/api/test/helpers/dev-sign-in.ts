@@ -112,7 +112,11 @@ export function signInCookieFrom(response: LightMyRequestResponse): string | nul
 export async function devSignIn(
   app: FastifyInstance,
   options: { email: string; name: string; returnPath?: string },
-): Promise<{ token: string; customer: { id: string; email: string; name: string }; redirectTo: string }> {
+): Promise<{
+  token: string;
+  customer: { id: string; email: string; name: string; is_admin: boolean };
+  redirectTo: string;
+}> {
   const { code, state, cookie } = await browseDevSignIn(app, options);
   const callback = await app.inject({
     method: "POST",

@@ -2,7 +2,8 @@
  * The account end of the top bar and of the mobile menu on a prerendered page. The page is built signed out
  * (Get Started); each slot also holds, in a <template> rendered by the same React components at build time, the
  * signed-in markup. A stored token is validated once; when it is good, the template replaces Get Started and is
- * filled in with the user's name, email and picture. Logout works from here, as in the portal's user menu.
+ * filled in with the user's name, email and picture; the console's link stays only for an admin. Logout works from
+ * here, as in the portal's user menu.
  */
 import { SIGNED_OUT_EVERYWHERE_PATH } from "@flotilla/contracts/navigation";
 import { API_TIMEOUT_MS } from "@flotilla/contracts/timings";
@@ -50,6 +51,7 @@ function fill(fragment: DocumentFragment, user: AuthUser) {
   for (const labelled of fragment.querySelectorAll<HTMLElement>("[data-account-label]")) {
     labelled.setAttribute("aria-label", `${labelled.dataset.accountLabel} ${user.name}`);
   }
+  if (!user.is_admin) for (const item of fragment.querySelectorAll("[data-account-admin]")) item.remove();
   if (user.avatar_url) {
     for (const icon of fragment.querySelectorAll("[data-account-avatar]")) icon.replaceWith(avatarImage(user, icon));
   }

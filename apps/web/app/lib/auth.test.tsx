@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthProvider, useAuth } from "./auth";
 
 const fetchMock = vi.fn<typeof fetch>();
-const ADA = { id: "c1", email: "ada@example.com", name: "Ada", avatar_url: null };
+const ADA = { id: "c1", email: "ada@example.com", name: "Ada", avatar_url: null, is_admin: false };
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });

@@ -4,11 +4,11 @@
  * effort, failure ignored); the user can be partially updated; using the context outside its provider
  * throws. Kept small and free of zod: it is on every page.
  */
-import type { Customer } from "@flotilla/contracts/auth";
+import type { SignedInUser } from "@flotilla/contracts/auth";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import { clearStoredToken, noteSignedOutEverywhere, readStoredToken, storeToken } from "./token-storage";
 
-export type AuthUser = Customer;
+export type AuthUser = SignedInUser;
 
 export interface AuthContextValue {
   user: AuthUser | null;

@@ -39,6 +39,10 @@ export class AdminRoles {
     return row ? "granted" : null;
   }
 
+  async isAdmin(email: string): Promise<boolean> {
+    return (await this.sourceOf(email)) !== null;
+  }
+
   /** Configured admins first (in configuration order), then granted ones, oldest first. */
   async list(): Promise<AdminEntry[]> {
     const rows = await this.db.select().from(admins).orderBy(asc(admins.grantedAt), asc(admins.emailNormalized));

@@ -4,6 +4,7 @@ import {
   AUTH_ERRORS,
   AuthUrlRequestSchema,
   AuthUrlResponseSchema,
+  type Customer,
   GoogleCallbackRequestSchema,
   GoogleCallbackResponseSchema,
   LogoutEverywhereResponseSchema,
@@ -36,9 +37,18 @@ export function signInCookie(secure: boolean) {
 }
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthService; config: Config }) {
+export function registerAuthRoutes(
+  app: FastifyInstance,
+  deps: {
+    auth: AuthService;
+    config: Config;
+    /** Whether an address holds the admin role: shown to the user (their menu links the console), checked again there. */
+    isAdmin: (email: string) => Promise<boolean>;
+  },
+) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { auth, config } = deps;
+  const { auth, config, isAdmin } = deps;
+  const signedInUser = async (customer: Customer) => ({ ...customer, is_admin: await isAdmin(customer.email) });
   const cookie = signInCookie(config.publicOrigin.startsWith("https:"));
   const signInCookieOf = (request: FastifyRequest): string | null => {
     const value = request.cookies[cookie.name];
@@ -140,7 +150,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
         success: true as const,
         data: {
           token: result.token,
-          customer: result.customer,
+          customer: await signedInUser(result.customer),
           redirectTo: result.redirectTo,
           expires_at: result.expiresAt.toISOString(),
         },
@@ -182,7 +192,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
           .header("www-authenticate", 'Bearer realm="api", error="invalid_token"')
           .send({ success: false, error: AUTH_ERRORS.tokenNotFromThisBrowser, code: "TOKEN_NOT_FROM_THIS_BROWSER" });
       }
-      return { success: true as const, user: toCustomer(session.customer) };
+      return { success: true as const, user: await signedInUser(toCustomer(session.customer)) };
     },
   );
 
@@ -198,7 +208,10 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { auth: AuthServi
       config: perAddress,
       preValidation: guard,
     },
-    async (request) => ({ success: true as const, user: toCustomer(sessionOf(request).customer) }),
+    async (request) => ({
+      success: true as const,
+      user: await signedInUser(toCustomer(sessionOf(request).customer)),
+    }),
   );
 
   api.post(

@@ -8,7 +8,7 @@ import { AdminPage } from "./admin-page";
 
 export type Handler = (url: URL, init: RequestInit | undefined) => Response | Promise<Response>;
 
-export const ADMIN_USER = { id: "c-admin", email: "ops@example.com", name: "Ops", avatar_url: null };
+export const ADMIN_USER = { id: "c-admin", email: "ops@example.com", name: "Ops", avatar_url: null, is_admin: true };
 
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });

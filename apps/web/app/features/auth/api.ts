@@ -1,4 +1,4 @@
-import type { Customer } from "@flotilla/contracts/auth";
+import type { SignedInUser } from "@flotilla/contracts/auth";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import type { AuthUser } from "../../lib/auth";
 import { post } from "../../lib/http";
@@ -25,7 +25,7 @@ export async function requestSignInUrl(returnPath: string): Promise<string> {
 interface CallbackResponse {
   success: boolean;
   error?: string;
-  data?: { token: string; customer: Customer; redirectTo?: string };
+  data?: { token: string; customer: SignedInUser; redirectTo?: string };
 }
 
 /** Exchanges the provider's code (with the state and issuer from the address) for a session. */

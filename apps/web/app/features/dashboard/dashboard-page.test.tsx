@@ -11,7 +11,7 @@ const fetchMock = vi.fn<typeof fetch>();
 type Handler = (init: RequestInit | undefined) => Response | Promise<Response>;
 let routes: Record<string, Handler> = {};
 
-const ADA = { id: "c1", email: "ada@example.com", name: "Ada Lovelace", avatar_url: null };
+const ADA = { id: "c1", email: "ada@example.com", name: "Ada Lovelace", avatar_url: null, is_admin: false };
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });

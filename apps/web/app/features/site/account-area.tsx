@@ -11,13 +11,16 @@ const SignedInAccount = lazy(() => import("./signed-in-account"));
 /** True while React renders a page at build time (prerendering); never in a browser. */
 const PRERENDERING = typeof document === "undefined";
 
-/** The signed-in markup a prerendered page's account island fills in (app/islands/account.ts). */
-const TEMPLATE_USER: AuthUser = { id: "", email: "", name: "", avatar_url: null } as unknown as AuthUser;
+/**
+ * The signed-in markup a prerendered page's account island fills in (app/islands/account.ts). It carries every
+ * item, the admin's Console link included; the island removes what the user may not see.
+ */
+const TEMPLATE_USER: AuthUser = { id: "", email: "", name: "", avatar_url: null, is_admin: true };
 const noop = async () => undefined;
 
 /**
  * The right end of the top bar (and the foot of the mobile menu): Get Started → /login when signed out,
- * the user menu with Dashboard and Logout when signed in. A prerendered page is built signed out; its slot also
+ * the user menu with Dashboard (and Console, for an admin) and Logout when signed in. A prerendered page is built signed out; its slot also
  * carries the signed-in markup in a <template>, which the account island uses once the stored token checks out.
  */
 export function AccountArea({ onNavigate, variant = "bar" }: { onNavigate?: () => void; variant?: "bar" | "panel" }) {

@@ -1,5 +1,5 @@
 import { MESSAGES } from "@flotilla/contracts/messages";
-import { LayoutDashboard, LogOut } from "lucide-react";
+import { LayoutDashboard, LogOut, ShieldCheck } from "lucide-react";
 import { Link } from "react-router";
 import { buttonClass } from "../../components/button";
 import type { AuthUser } from "../../lib/auth";
@@ -7,7 +7,7 @@ import { SignOutEverywhere } from "./sign-out-everywhere";
 import { UserAvatar } from "./user-avatar";
 
 /**
- * The signed-in foot of the mobile menu: name, Dashboard, Logout, Sign out everywhere. The data-account-*
+ * The signed-in foot of the mobile menu: name, Dashboard, Console (admins only), Logout, Sign out everywhere. The data-account-*
  * attributes are where a prerendered page's account island fills in the user and wires the buttons.
  */
 export function SignedInPanel({
@@ -40,6 +40,12 @@ export function SignedInPanel({
         <LayoutDashboard className="size-4" aria-hidden="true" />
         Dashboard
       </Link>
+      {user.is_admin && (
+        <Link to="/admin" onClick={onNavigate} className={buttonClass("secondary", "sm", "w-full")} data-account-admin>
+          <ShieldCheck className="size-4" aria-hidden="true" />
+          Console
+        </Link>
+      )}
       <button
         type="button"
         onClick={onLogout}

@@ -1,5 +1,5 @@
 import { MESSAGES } from "@flotilla/contracts/messages";
-import { ChevronDown, LayoutDashboard, LogOut } from "lucide-react";
+import { ChevronDown, LayoutDashboard, LogOut, ShieldCheck } from "lucide-react";
 import { useCallback, useId, useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import type { AuthUser } from "../../lib/auth";
@@ -8,8 +8,8 @@ import { useDismiss } from "./use-dismiss";
 import { UserAvatar } from "./user-avatar";
 
 /**
- * The signed-in user's menu in the top bar: avatar (or icon) and name, with Dashboard, Logout and Sign out
- * everywhere (every session of the account, on every device).
+ * The signed-in user's menu in the top bar: avatar (or icon) and name, with Dashboard, Console (admins only),
+ * Logout and Sign out everywhere (every session of the account, on every device).
  */
 export function UserMenu({
   user,
@@ -87,6 +87,14 @@ export function UserMenu({
               Dashboard
             </Link>
           </li>
+          {user.is_admin && (
+            <li data-account-admin>
+              <Link to="/admin" onClick={close} className={itemClass}>
+                <ShieldCheck className="size-4 text-fg-muted" aria-hidden="true" />
+                Console
+              </Link>
+            </li>
+          )}
           <li>
             <button type="button" onClick={logout} className={itemClass} data-account-action="logout">
               <LogOut className="size-4 text-fg-muted" aria-hidden="true" />
