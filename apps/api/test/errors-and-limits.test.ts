@@ -48,6 +48,27 @@ describe("errors, readiness, headers and rate limits", () => {
     expect(doc.paths["/api/signup"].post.requestBody.content["application/json"].schema.properties.email).toBeDefined();
   });
 
+  it("refuses a NUL in what a route reads, and only there: an operation without input never answers 400", async () => {
+    const unread = await app.inject("/api/license/tiers?token=%00");
+    expect(unread.statusCode).toBe(200);
+    const read = await app.inject("/api/newsletter/unsubscribe?token=abcdefghij%00");
+    expect(read.statusCode).toBe(400);
+    expect(read.json()).toMatchObject({ success: false, code: "VALIDATION_ERROR" });
+  });
+
+  it("answers a Content-Encoding it does not decode with 415 UNSUPPORTED_MEDIA_TYPE, on any operation", async () => {
+    for (const method of ["GET", "POST"] as const) {
+      const response = await app.inject({
+        method,
+        url: method === "GET" ? "/api/health" : "/api/newsletter",
+        headers: { "content-encoding": "zstd", "content-type": "application/json" },
+        ...(method === "POST" ? { payload: "{}" } : {}),
+      });
+      expect(response.statusCode, method).toBe(415);
+      expect(response.json(), method).toMatchObject({ success: false, code: "UNSUPPORTED_MEDIA_TYPE" });
+    }
+  });
+
   it("sends security headers on API responses and keeps CORS closed", async () => {
     const response = await app.inject({ url: "/api/health", headers: { origin: "https://evil.example" } });
     expect(response.headers["content-security-policy"]).toContain("frame-ancestors 'none'");

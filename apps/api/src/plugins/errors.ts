@@ -53,8 +53,18 @@ export function registerErrorHandler(app: FastifyInstance) {
         code: ERROR_CODES.unsupportedMediaType,
       });
     }
+    // @fastify/compress refuses a Content-Encoding it does not decode, on any route (even a GET): the same code.
+    if (error.code === "FST_CP_ERR_INVALID_CONTENT_ENCODING") {
+      return reply.code(415).send({
+        success: false,
+        error: `${error.message}. Send gzip, deflate, br or no Content-Encoding`,
+        code: ERROR_CODES.unsupportedMediaType,
+      });
+    }
     if (
       error.code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+      // A compressed body that does not decompress is no JSON either.
+      error.code === "FST_CP_ERR_INVALID_CONTENT" ||
       error instanceof SyntaxError ||
       error.code === "FST_ERR_CTP_INVALID_JSON_BODY"
     ) {
@@ -114,14 +124,19 @@ function containsNul(value: unknown): boolean {
 
 /**
  * PostgreSQL text cannot hold U+0000, so a NUL that passed the schema would fail in the database as a 500.
- * No field of this API has a use for it: refuse it with a 400 before validation, for every /api route.
+ * No field of this API has a use for it: refuse it with a 400 before validation, for every /api route, in what the
+ * route reads — the params, query and body its schema declares. What it does not read cannot reach the database, and
+ * refusing it would give an operation that takes no input a 400 it does not declare (plugins/answers.ts).
  */
 export function registerNulGuard(app: FastifyInstance) {
   // A callback hook, not an async one: it runs on every request and has nothing to wait for.
   app.addHook("preValidation", (request, reply, done) => {
+    const reads = request.routeOptions.schema;
     if (
       request.url.startsWith("/api/") &&
-      (containsNul(request.params) || containsNul(request.query) || containsNul(request.body))
+      ((reads?.params && containsNul(request.params)) ||
+        (reads?.querystring && containsNul(request.query)) ||
+        (reads?.body && containsNul(request.body)))
     ) {
       reply
         .code(400)
