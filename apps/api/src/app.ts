@@ -38,6 +38,7 @@ import { registerSignupRoutes } from "./modules/signup/routes";
 import { registerDevMailPage } from "./outbox/dev-mail-page";
 import { createMailSender } from "./outbox/mail";
 import { OutboxRunner } from "./outbox/runner";
+import { refusals } from "./plugins/answers";
 import { frameworkErrors, registerErrorHandler, registerNulGuard } from "./plugins/errors";
 import { type Metrics, registerMetrics } from "./plugins/metrics";
 import { registerOpenApi } from "./plugins/openapi";
@@ -183,7 +184,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       schema: {
         tags: ["Service"],
         summary: "Liveness",
-        response: { 200: z.object({ success: z.literal(true), status: z.literal("ok") }) },
+        response: {
+          200: z.object({ success: z.literal(true), status: z.literal("ok") }),
+          ...refusals({}, { database: false }),
+        },
       },
     },
     async () => ({ success: true as const, status: "ok" as const }),
@@ -197,7 +201,20 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         description:
           `Answers within about ${READY_CHECK_TIMEOUT_MS / 1000} s whatever its peers do. 503 while draining after SIGTERM, or when the database does not answer within that time (down or stalled). ` +
           "Redis is reported (`ok`, `down` when it does not answer in time or is being skipped after failures, `off` when not configured) but does not make the instance unready: without it, rate limits count per instance and license changes arrive through the database. `change_feed` says whether license changes made by other instances arrive by message (`ok`), or may be missed so that cached license state lives a second (`down`: the listening connection failed or went silent), or there is no other instance (`off`: the embedded database). Decision 0037.",
-        response: { 200: ReadySchema, 503: ApiErrorSchema.extend({ checks: ChecksSchema.optional() }) },
+        response: {
+          200: ReadySchema,
+          // Its own probe of the database is bounded (READY_CHECK_TIMEOUT_MS): a silent database is this 503 too.
+          ...refusals(
+            {
+              503: {
+                meaning:
+                  "NOT_READY: draining after SIGTERM, or the database did not answer in time; `checks` says which peer is down.",
+                schema: ApiErrorSchema.extend({ checks: ChecksSchema.optional() }),
+              },
+            },
+            { database: false },
+          ),
+        },
       },
     },
     async (_request, reply) => {

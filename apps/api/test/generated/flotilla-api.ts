@@ -1225,6 +1225,23 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
         };
     };
     getReadiness: {
@@ -1258,7 +1275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_READY: draining after SIGTERM, or the database did not answer in time; `checks` says which peer is down. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1277,6 +1294,23 @@ export interface operations {
                             /** @enum {string} */
                             change_feed: "ok" | "down" | "off";
                         };
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
                     };
                 };
             };
@@ -1320,7 +1354,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or not one of its allowed values (the error names it); MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1334,8 +1368,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            413: {
+            /** @description RATE_LIMITED: too many signups from this address this minute (RATE_LIMIT_SIGNUP_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1348,8 +1382,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1397,7 +1436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the email or source is missing or invalid; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1411,8 +1450,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_SIGNUP_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1451,8 +1509,40 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description INVALID_TOKEN: the link is not one of ours or names no subscriber; VALIDATION_ERROR: the token is missing or of the wrong length. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1495,7 +1585,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description INVALID_TOKEN: the link is not one of ours, is older than 7 days, or a newer one was sent since; VALIDATION_ERROR: the token is missing or of the wrong length; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1509,8 +1599,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_SIGNUP_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1550,7 +1659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: `state` or `redirectUrl` is longer than 2048 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1564,21 +1673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many sign-ins started from this address this minute, in either form (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1592,8 +1687,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description PROVIDER_UNAVAILABLE: the identity provider did not answer; try again shortly. Or UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds). */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1637,7 +1749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: `state` or `redirectUrl` is not a string of at most 2048 characters; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1651,21 +1763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many sign-ins started from this address this minute, in either form (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1679,8 +1777,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description PROVIDER_UNAVAILABLE: the identity provider did not answer; try again shortly. Or UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds). */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1737,7 +1853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description INVALID_STATE: no sign-in waits under this state (unknown, used or expired); BROWSER_MISMATCH: another browser started it; SIGN_IN_REJECTED: the identity provider refused the code, or its ID token did not verify; VALIDATION_ERROR: no code; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1751,21 +1867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests, or too many failed sign-in calls, from this address this minute (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1779,8 +1881,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description PROVIDER_UNAVAILABLE: the identity provider did not answer; try again shortly. Or UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds). */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1824,7 +1944,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1838,7 +1958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. TOKEN_NOT_FROM_THIS_BROWSER: the session was started in another browser. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1852,7 +1972,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests, or too many failed sign-in calls, from this address this minute (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1866,8 +1986,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            503: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1911,21 +2036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1939,7 +2050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1953,8 +2064,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            503: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1991,7 +2106,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,7 +2120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2019,7 +2134,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests or failed calls from this address, or session operations of this account, this minute (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE, RATE_LIMIT_ACCOUNT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2033,8 +2148,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            503: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2072,7 +2192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2086,7 +2206,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2100,7 +2220,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests or failed calls from this address, or session operations of this account, this minute (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE, RATE_LIMIT_ACCOUNT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2114,8 +2234,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            503: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2155,7 +2280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2169,7 +2294,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2183,7 +2308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests or failed calls from this address, or session operations of this account, this minute (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE, RATE_LIMIT_ACCOUNT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2197,8 +2322,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            503: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2242,21 +2372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2270,7 +2386,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2284,8 +2400,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            503: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2318,7 +2438,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2332,7 +2452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_ACCEPTABLE: the request does not accept text/event-stream. */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2346,7 +2466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2360,8 +2480,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAVAILABLE: this instance holds as many live streams as it serves; retry after Retry-After (seconds). Or UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds). */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2431,7 +2568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2445,78 +2582,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2567,7 +2653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. Also an Idempotency-Key shorter than 8 or longer than 128 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2581,21 +2667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description SUSPENDED or EXPIRED: the license is not in force; MACHINE_REMOVED: its owner removed this machine; NOT_ACTIVATED: this machine holds no slot (validate first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2609,7 +2681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key (or a rotated key's grace is over). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2623,7 +2695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a report with this Idempotency-Key is still being recorded; retry it. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2637,7 +2709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different report. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,8 +2723,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2719,7 +2810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2733,78 +2824,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2852,7 +2892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,35 +2906,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key; NOT_ACTIVATED: this machine holds no slot of it. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2908,7 +2920,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description LICENSE_FILE_ACTIVE: the machine holds a license file that still works; it keeps its slot until the file expires. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2922,8 +2934,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            422: {
+            /** @description DEACTIVATION_LIMIT: the license's deactivations for 24 hours are used up; retry after Retry-After. Or RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2936,8 +2948,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2993,7 +3010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3007,21 +3024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description No file: the code says why, as a heartbeat's would (NOT_FOUND, SUSPENDED, EXPIRED, MACHINE_REMOVED, NOT_ACTIVATED, TOO_MANY_MACHINES), or LICENSE_FILES_DISABLED: the owner has not allowed license files. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3035,50 +3038,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3144,7 +3124,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3158,78 +3138,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3273,6 +3202,23 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
         };
     };
     listTiers: {
@@ -3289,7 +3235,43 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            tiers: {
+                                tier: string;
+                                max_machines: number;
+                                features: {
+                                    maxConcurrentExecutions: number | null;
+                                    sharedMemory: boolean;
+                                    backups: boolean;
+                                    embeddingModels: boolean;
+                                };
+                                monthly_quota: number;
+                                available: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
             };
         };
     };
@@ -3307,7 +3289,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            heartbeat_interval_seconds: number;
+                            offline_grace_seconds: number;
+                            usage_report_interval_seconds: number;
+                            license_cache_seconds: number;
+                            tiers: {
+                                [key: string]: {
+                                    max_concurrent_executions: number | null;
+                                    features: {
+                                        maxConcurrentExecutions: number | null;
+                                        sharedMemory: boolean;
+                                        backups: boolean;
+                                        embeddingModels: boolean;
+                                    };
+                                    heartbeat_interval_seconds: number;
+                                    inactive_after_seconds: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
             };
         };
     };
@@ -3325,7 +3348,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        status: "ok";
+                        signing_key_id: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
             };
         };
     };
@@ -3372,7 +3421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. Also an Idempotency-Key shorter than 8 or longer than 128 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,7 +3435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description SUSPENDED or EXPIRED: the license is not in force; NOT_ACTIVATED: this machine holds no slot of it (validate first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3400,7 +3449,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key (or a rotated key's grace is over). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3414,7 +3463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description EXECUTION_LIMIT: the license runs as many executions as its plan allows; the answer names who holds them and when the soonest expires. Or IDEMPOTENCY_IN_PROGRESS: the first start with this Idempotency-Key is still under way; retry it. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3434,16 +3483,7 @@ export interface operations {
                             expires_at: string;
                         }[];
                         oldest_expires_at: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
+                    } | {
                         /** @enum {boolean} */
                         success: false;
                         error: string;
@@ -3451,7 +3491,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3465,8 +3505,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3523,7 +3582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. Also an execution id that is not a UUID. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description SUSPENDED or EXPIRED: the license is not in force; NOT_ACTIVATED: this machine holds no slot of it (validate first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3551,7 +3610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key (or a rotated key's grace is over). Or EXECUTION_NOT_FOUND: this machine holds no execution with this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,7 +3624,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description EXECUTION_LIMIT: the lease had expired and cannot be revived while the license's slots are taken; the answer names who holds them. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3588,7 +3647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description EXECUTION_ENDED: the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop, or start a new one. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3602,8 +3661,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3655,7 +3733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. Also an execution id that is not a UUID. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3669,7 +3747,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description SUSPENDED or EXPIRED: the license is not in force. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3683,7 +3761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key (or a rotated key's grace is over). Or EXECUTION_NOT_FOUND: this machine holds no execution with this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3697,8 +3775,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            410: {
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3711,8 +3789,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3767,7 +3850,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3781,7 +3864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description SUSPENDED or EXPIRED: the license is not in force. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3795,7 +3878,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key (or a rotated key's grace is over). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,8 +3892,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            410: {
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3823,8 +3906,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3870,7 +3958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the license key or execution id is malformed; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +3972,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3898,21 +3986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key; EXECUTION_NOT_FOUND: the license has no execution with this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3926,8 +4000,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            410: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3940,8 +4014,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4029,21 +4108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4057,64 +4122,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4197,7 +4224,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNKNOWN_TIER: no tier has this name; TIER_UNAVAILABLE: the tier cannot be chosen yet; VALIDATION_ERROR: no tier given; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,7 +4238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4225,35 +4252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description LICENSE_EXISTS: you have a license already (one per customer). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4267,8 +4266,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            422: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4281,8 +4280,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4362,7 +4366,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the license key is longer than 64 characters; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4390,21 +4394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4418,36 +4408,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4495,7 +4476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: `allowed` is missing or not a boolean, or the license key is longer than 64 characters; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4509,7 +4490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4523,21 +4504,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4551,36 +4518,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4619,7 +4577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the license key is longer than 64 characters; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4633,7 +4591,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4647,21 +4605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4675,36 +4619,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4772,7 +4707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the license key is longer than 64 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4786,7 +4721,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4800,21 +4735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4828,36 +4749,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4913,7 +4824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: `days` is not a whole number from 1 to 90, or the license key is longer than 64 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4927,7 +4838,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4941,21 +4852,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4969,36 +4866,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5038,7 +4925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the license key is longer than 64 characters or the machine id longer than 128; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5052,7 +4939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5066,21 +4953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). Or NOT_FOUND: the license has no such machine. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5094,7 +4967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description LAST_MACHINE: a license keeps at least one machine; LICENSE_FILE_ACTIVE: the machine holds a license file that still works (revoke it instead). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5108,8 +4981,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            422: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5122,8 +4995,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5164,7 +5042,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the license key is longer than 64 characters or the machine id longer than 128; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5178,7 +5056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5192,21 +5070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). Or NOT_FOUND: the license has no such machine. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5220,7 +5084,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description LAST_MACHINE: a license keeps at least one machine; REVOCATION_LIMIT: the license holds as many revoked files that still work as it has slots (the error says when one frees). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,8 +5098,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            422: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5248,8 +5112,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5289,7 +5158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the license key is longer than 64 characters or the machine id longer than 128; MALFORMED_JSON: a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5303,7 +5172,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5317,21 +5186,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description NOT_FOUND: none of your licenses has this key (someone else's key answers the same). Or NOT_FOUND: no removed machine of this license has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5345,36 +5200,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5415,21 +5261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5443,7 +5275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5457,8 +5289,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5471,8 +5303,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5515,21 +5351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5543,7 +5365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5557,8 +5379,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5571,8 +5393,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5617,7 +5443,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the email or reason is missing or invalid; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5631,7 +5457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5645,7 +5471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5659,8 +5485,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5673,8 +5499,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5719,7 +5550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the email or reason is missing or invalid; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5733,7 +5564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5747,7 +5578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. Also when your own role was revoked meanwhile. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5761,7 +5592,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: the address holds no granted admin role. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5775,7 +5606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description ADMIN_CONFIGURED: the address is in ADMIN_EMAILS (change the configuration); ADMIN_SELF: your own address (another admin revokes it); LAST_ADMIN: no admin would be left. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5789,8 +5620,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5849,7 +5699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a filter or the limit is invalid; BAD_CURSOR: the cursor is not one this list gave. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5863,7 +5713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5877,7 +5727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5891,8 +5741,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5905,8 +5755,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5958,7 +5812,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a filter or the interval is invalid. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5972,7 +5826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5986,7 +5840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6000,8 +5854,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6014,8 +5868,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6056,7 +5914,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a filter is invalid. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6070,7 +5928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6084,7 +5942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6098,8 +5956,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6112,8 +5970,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6165,7 +6027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a filter or the limit is invalid; BAD_CURSOR: the cursor is not one this list gave. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6179,7 +6041,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6193,7 +6055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6207,8 +6069,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6221,8 +6083,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6258,7 +6124,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a filter is invalid. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6272,7 +6138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6286,7 +6152,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6300,8 +6166,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6314,8 +6180,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6363,7 +6233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the search or the limit is invalid; BAD_CURSOR: the cursor is not one this list gave. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6377,7 +6247,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6391,7 +6261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6405,8 +6275,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6419,8 +6289,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6514,7 +6388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the customer id is longer than 64 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6528,7 +6402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6542,7 +6416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6556,7 +6430,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no customer has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6570,8 +6444,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6610,7 +6502,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the customer id is longer than 64 characters; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6624,7 +6516,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6638,7 +6530,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6652,7 +6544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no customer has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6666,8 +6558,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6746,7 +6657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the action or one of its fields is invalid, or a change names nothing to change; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6760,7 +6671,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6774,7 +6685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +6699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6802,8 +6713,41 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description SLOTS_IN_USE: the new machine limit is below the slots the license's machines hold now. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6850,7 +6794,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the reason is missing, or the key or machine id too long; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6864,7 +6808,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6878,7 +6822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6892,7 +6836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key. Or NOT_FOUND: the license has no such machine. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6906,8 +6850,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6959,7 +6922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the reason is missing, the key too long or the execution id not a UUID; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6973,7 +6936,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6987,7 +6950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7001,7 +6964,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no license has this key. Or EXECUTION_NOT_FOUND: the license has no execution with this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7015,8 +6978,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7083,7 +7065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the email is missing or invalid; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7097,7 +7079,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7111,7 +7093,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7125,7 +7107,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: the service holds nothing about this address. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7139,8 +7121,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7200,7 +7201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the email or reason is missing or invalid, or the reason names the person; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7214,7 +7215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7228,7 +7229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7242,7 +7243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: the service holds nothing about this address. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7256,7 +7257,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description IS_ADMIN: the address is an admin's; revoke the role first. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7270,8 +7271,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7340,7 +7360,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: a filter or the limit is invalid; BAD_CURSOR: the cursor is not one this list gave. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7354,7 +7374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7368,7 +7388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7382,8 +7402,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7396,8 +7416,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7443,21 +7467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7471,7 +7481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7485,8 +7495,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7499,8 +7509,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7556,7 +7570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description INVALID_WEBHOOK_URL: the URL is not https to a public address (the error says why); VALIDATION_ERROR: a field is missing or invalid; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7570,7 +7584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7584,7 +7598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7598,8 +7612,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            404: {
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7612,8 +7626,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            429: {
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7661,7 +7680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the endpoint id is longer than 64 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7675,7 +7694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7689,7 +7708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7703,7 +7722,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no webhook endpoint has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7717,8 +7736,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7757,7 +7794,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the endpoint id is longer than 64 characters; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7771,7 +7808,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7785,7 +7822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7799,7 +7836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no webhook endpoint has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7813,8 +7850,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7871,7 +7927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description INVALID_WEBHOOK_URL: the URL is not https to a public address (the error says why); VALIDATION_ERROR: the endpoint id is longer than 64 characters or a field is invalid; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7885,7 +7941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7899,7 +7955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7913,7 +7969,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no webhook endpoint has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7927,8 +7983,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7977,7 +8052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the endpoint id is longer than 64 characters; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7991,7 +8066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8005,7 +8080,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8019,7 +8094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no webhook endpoint has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8033,8 +8108,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8074,7 +8168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the endpoint id is longer than 64 characters; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8088,7 +8182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8102,7 +8196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8116,7 +8210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no webhook endpoint has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8130,8 +8224,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8185,7 +8298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the endpoint id is longer than 64 characters, or the limit is invalid; BAD_CURSOR: the cursor is not one this list gave. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8199,7 +8312,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8213,7 +8326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8227,7 +8340,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no webhook endpoint has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8241,8 +8354,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8283,7 +8414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: an id is longer than 64 characters; MALFORMED_JSON: the body is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8297,7 +8428,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8311,7 +8442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8325,7 +8456,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description NOT_FOUND: no webhook endpoint has this id. Or NOT_FOUND: the endpoint has no delivery with this id. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8339,8 +8470,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8394,7 +8544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description VALIDATION_ERROR: the limit is invalid; BAD_CURSOR: the cursor is not one this list gave. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8408,7 +8558,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8422,36 +8572,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: string;
-                        code?: string;
-                    };
-                };
-            };
-            /** @description Default Response */
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -38,7 +38,6 @@ import {
   WebhookListSchema,
   WebhookWithSecretSchema,
 } from "@flotilla/contracts/admin";
-import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import { ExecutionParamsSchema } from "@flotilla/contracts/execution-api";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -46,6 +45,7 @@ import { z } from "zod";
 import type { Config } from "../../config";
 import type { Database } from "../../db/client";
 import { toCsv } from "../../lib/csv";
+import { refusals } from "../../plugins/answers";
 import { requireSession, sessionOf } from "../../plugins/auth-guard";
 import type { AuthService } from "../auth/service";
 import type { Actor } from "../events/record";
@@ -55,13 +55,21 @@ import { type AdminRoles, requireAdmin } from "./roles";
 import { type AdminService, customerActivity } from "./service";
 import type { WebhookAdmin } from "./webhooks";
 
-const errors = {
-  400: ApiErrorSchema,
-  401: ApiErrorSchema,
-  403: ApiErrorSchema,
-  404: ApiErrorSchema,
-  429: ApiErrorSchema,
-};
+const SIGNED_IN = {
+  401: "UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended.",
+  429: "RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After.",
+} as const;
+/** What every admin call may be refused for: the guard (session, then role) and the rate limit. */
+const ADMIN = { ...SIGNED_IN, 403: "FORBIDDEN: the signed-in account is not an admin." } as const;
+const withBody = { body: true } as const;
+const NOT_JSON = "MALFORMED_JSON: the body is not JSON.";
+const BAD_PAGE = "BAD_CURSOR: the cursor is not one this list gave.";
+const NO_ENDPOINT = "NOT_FOUND: no webhook endpoint has this id.";
+const NO_CUSTOMER = "NOT_FOUND: no customer has this id.";
+const NO_LICENSE = "NOT_FOUND: no license has this key.";
+const NO_PERSON = "NOT_FOUND: the service holds nothing about this address.";
+const BAD_WEBHOOK_URL = "INVALID_WEBHOOK_URL: the URL is not https to a public address (the error says why)";
+const BAD_ENDPOINT_ID = "VALIDATION_ERROR: the endpoint id is longer than 64 characters";
 const bearer = [{ bearerAuth: [] }];
 const CustomerParams = z.object({ customerId: z.string().min(1).max(64) });
 const LicenseParams = z.object({ licenseKey: z.string().min(1).max(64) });
@@ -103,7 +111,7 @@ export function registerAdminRoutes(
 
   api.get(
     "/api/admin/me",
-    { schema: { ...common("The signed-in admin"), response: { 200: AdminMeSchema, ...errors } }, ...route },
+    { schema: { ...common("The signed-in admin"), response: { 200: AdminMeSchema, ...refusals(ADMIN) } }, ...route },
     async (request) => ({
       success: true as const,
       data: { email: sessionOf(request).customer.email, source: request.adminSource ?? "config" },
@@ -115,7 +123,7 @@ export function registerAdminRoutes(
     {
       schema: {
         ...common("Who is an admin: configured (ADMIN_EMAILS) and granted"),
-        response: { 200: AdminListSchema, ...errors },
+        response: { 200: AdminListSchema, ...refusals(ADMIN) },
       },
       ...route,
     },
@@ -131,7 +139,13 @@ export function registerAdminRoutes(
           "The address need not have signed in yet: the role applies when it does. Recorded in the audit log (`admin.granted`) with the reason. `changed` is false when the address is an admin already.",
         ),
         body: AdminRoleChangeSchema,
-        response: { 200: AdminRoleChangeResponseSchema, ...errors },
+        response: {
+          200: AdminRoleChangeResponseSchema,
+          ...refusals(
+            { ...ADMIN, 400: `VALIDATION_ERROR: the email or reason is missing or invalid; ${NOT_JSON}` },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -155,7 +169,19 @@ export function registerAdminRoutes(
           "Refused (409) for an address in ADMIN_EMAILS (change the configuration), for your own address (another admin revokes it) and for the last admin. Their sessions stay signed in as customers; the admin API refuses them at once. Recorded in the audit log (`admin.revoked`) with the reason.",
         ),
         body: AdminRoleChangeSchema,
-        response: { 200: AdminRoleChangeResponseSchema, ...errors, 409: ApiErrorSchema },
+        response: {
+          200: AdminRoleChangeResponseSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `VALIDATION_ERROR: the email or reason is missing or invalid; ${NOT_JSON}`,
+              403: `${ADMIN[403]} Also when your own role was revoked meanwhile.`,
+              404: "NOT_FOUND: the address holds no granted admin role.",
+              409: "ADMIN_CONFIGURED: the address is in ADMIN_EMAILS (change the configuration); ADMIN_SELF: your own address (another admin revokes it); LAST_ADMIN: no admin would be left.",
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -172,7 +198,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("Early-access signups: search and filter, newest first (keyset pages)"),
         querystring: SignupListQuerySchema,
-        response: { 200: SignupPageSchema, ...errors },
+        response: {
+          200: SignupPageSchema,
+          ...refusals({ ...ADMIN, 400: `VALIDATION_ERROR: a filter or the limit is invalid; ${BAD_PAGE}` }),
+        },
       },
       ...route,
     },
@@ -185,7 +214,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("Signups over time (per UTC day, week or month) for the same filters"),
         querystring: SignupCountsQuerySchema,
-        response: { 200: SignupCountsSchema, ...errors },
+        response: {
+          200: SignupCountsSchema,
+          ...refusals({ ...ADMIN, 400: "VALIDATION_ERROR: a filter or the interval is invalid." }),
+        },
       },
       ...route,
     },
@@ -198,7 +230,7 @@ export function registerAdminRoutes(
       schema: {
         ...common("CSV of every signup matching the filters"),
         querystring: SignupFilterSchema,
-        response: { 200: z.string(), ...errors },
+        response: { 200: z.string(), ...refusals({ ...ADMIN, 400: "VALIDATION_ERROR: a filter is invalid." }) },
       },
       ...route,
     },
@@ -229,7 +261,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("Newsletter subscribers (pending, confirmed, unsubscribed)"),
         querystring: SubscriberListQuerySchema,
-        response: { 200: SubscriberPageSchema, ...errors },
+        response: {
+          200: SubscriberPageSchema,
+          ...refusals({ ...ADMIN, 400: `VALIDATION_ERROR: a filter or the limit is invalid; ${BAD_PAGE}` }),
+        },
       },
       ...route,
     },
@@ -242,7 +277,7 @@ export function registerAdminRoutes(
       schema: {
         ...common("CSV of every newsletter subscriber matching the filters"),
         querystring: SubscriberFilterSchema,
-        response: { 200: z.string(), ...errors },
+        response: { 200: z.string(), ...refusals({ ...ADMIN, 400: "VALIDATION_ERROR: a filter is invalid." }) },
       },
       ...route,
     },
@@ -266,7 +301,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("Customers by email or name"),
         querystring: CustomerListQuerySchema,
-        response: { 200: CustomerPageSchema, ...errors },
+        response: {
+          200: CustomerPageSchema,
+          ...refusals({ ...ADMIN, 400: `VALIDATION_ERROR: the search or the limit is invalid; ${BAD_PAGE}` }),
+        },
       },
       ...route,
     },
@@ -279,7 +317,14 @@ export function registerAdminRoutes(
       schema: {
         ...common("A customer with their licenses, devices and live sessions"),
         params: CustomerParams,
-        response: { 200: CustomerDetailSchema, ...errors },
+        response: {
+          200: CustomerDetailSchema,
+          ...refusals({
+            ...ADMIN,
+            400: "VALIDATION_ERROR: the customer id is longer than 64 characters.",
+            404: NO_CUSTOMER,
+          }),
+        },
       },
       ...route,
     },
@@ -298,7 +343,17 @@ export function registerAdminRoutes(
       schema: {
         ...common("End every session of a customer"),
         params: CustomerParams,
-        response: { 200: SignOutEverywhereSchema, ...errors },
+        response: {
+          200: SignOutEverywhereSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `VALIDATION_ERROR: the customer id is longer than 64 characters; ${NOT_JSON}`,
+              404: NO_CUSTOMER,
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -318,7 +373,18 @@ export function registerAdminRoutes(
         ),
         params: LicenseParams,
         body: LicenseActionSchema,
-        response: { 200: LicenseActionResponseSchema, ...errors },
+        response: {
+          200: LicenseActionResponseSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `VALIDATION_ERROR: the action or one of its fields is invalid, or a change names nothing to change; ${NOT_JSON}`,
+              404: NO_LICENSE,
+              409: "SLOTS_IN_USE: the new machine limit is below the slots the license's machines hold now.",
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -338,7 +404,17 @@ export function registerAdminRoutes(
         ),
         params: LicenseParams.extend({ machineId: z.string().min(1).max(128) }),
         body: RevokeMachineSchema,
-        response: { 200: RevokeMachineResponseSchema, ...errors },
+        response: {
+          200: RevokeMachineResponseSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `VALIDATION_ERROR: the reason is missing, or the key or machine id too long; ${NOT_JSON}`,
+              404: `${NO_LICENSE} Or NOT_FOUND: the license has no such machine.`,
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -364,7 +440,17 @@ export function registerAdminRoutes(
         ),
         params: LicenseParams.extend(ExecutionParamsSchema.shape),
         body: EndExecutionSchema,
-        response: { 200: EndExecutionResponseSchema, ...errors },
+        response: {
+          200: EndExecutionResponseSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `VALIDATION_ERROR: the reason is missing, the key too long or the execution id not a UUID; ${NOT_JSON}`,
+              404: `${NO_LICENSE} Or EXECUTION_NOT_FOUND: the license has no execution with this id.`,
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -391,7 +477,13 @@ export function registerAdminRoutes(
           "Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.",
         ),
         body: PersonRequestSchema,
-        response: { 200: PersonExportSchema, ...errors },
+        response: {
+          200: PersonExportSchema,
+          ...refusals(
+            { ...ADMIN, 400: `VALIDATION_ERROR: the email is missing or invalid; ${NOT_JSON}`, 404: NO_PERSON },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -416,7 +508,18 @@ export function registerAdminRoutes(
           "One transaction: each license is deleted under its seat lock, so their devices lose their slots at once; their sessions end; mail and webhook messages about them go. The append-only audit log keeps its rows, which name people by id only, and records person.erased with counts and the reason — which may not contain the address or name.",
         ),
         body: ErasePersonSchema,
-        response: { 200: PersonErasureSchema, 409: ApiErrorSchema, ...errors },
+        response: {
+          200: PersonErasureSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `VALIDATION_ERROR: the email or reason is missing or invalid, or the reason names the person; ${NOT_JSON}`,
+              404: NO_PERSON,
+              409: "IS_ADMIN: the address is an admin's; revoke the role first.",
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -432,7 +535,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("The audit log, newest first, filtered by type, actor, target or time"),
         querystring: AuditQuerySchema,
-        response: { 200: AuditPageSchema, ...errors },
+        response: {
+          200: AuditPageSchema,
+          ...refusals({ ...ADMIN, 400: `VALIDATION_ERROR: a filter or the limit is invalid; ${BAD_PAGE}` }),
+        },
       },
       ...route,
     },
@@ -441,7 +547,7 @@ export function registerAdminRoutes(
 
   api.get(
     "/api/admin/webhooks",
-    { schema: { ...common("Webhook endpoints"), response: { 200: WebhookListSchema, ...errors } }, ...route },
+    { schema: { ...common("Webhook endpoints"), response: { 200: WebhookListSchema, ...refusals(ADMIN) } }, ...route },
     async () => ({ success: true as const, data: await webhooks.list() }),
   );
 
@@ -454,7 +560,13 @@ export function registerAdminRoutes(
           "https only, to a public address (checked again on every delivery), on any server other machines can reach; a development server reachable from its own machine only also accepts http to localhost.",
         ),
         body: CreateWebhookSchema,
-        response: { 200: WebhookWithSecretSchema, ...errors },
+        response: {
+          200: WebhookWithSecretSchema,
+          ...refusals(
+            { ...ADMIN, 400: `${BAD_WEBHOOK_URL}; VALIDATION_ERROR: a field is missing or invalid; ${NOT_JSON}` },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -470,7 +582,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("A webhook endpoint"),
         params: EndpointParams,
-        response: { 200: WebhookEndpointResponseSchema, ...errors },
+        response: {
+          200: WebhookEndpointResponseSchema,
+          ...refusals({ ...ADMIN, 400: `${BAD_ENDPOINT_ID}.`, 404: NO_ENDPOINT }),
+        },
       },
       ...route,
     },
@@ -484,7 +599,17 @@ export function registerAdminRoutes(
         ...common("Change an endpoint's URL, events or description; enable or disable it"),
         params: EndpointParams,
         body: UpdateWebhookSchema,
-        response: { 200: WebhookEndpointResponseSchema, ...errors },
+        response: {
+          200: WebhookEndpointResponseSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `${BAD_WEBHOOK_URL}; ${BAD_ENDPOINT_ID} or a field is invalid; ${NOT_JSON}`,
+              404: NO_ENDPOINT,
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -497,7 +622,14 @@ export function registerAdminRoutes(
   api.delete(
     "/api/admin/webhooks/:endpointId",
     {
-      schema: { ...common("Delete an endpoint"), params: EndpointParams, response: { 200: OkSchema, ...errors } },
+      schema: {
+        ...common("Delete an endpoint"),
+        params: EndpointParams,
+        response: {
+          200: OkSchema,
+          ...refusals({ ...ADMIN, 400: `${BAD_ENDPOINT_ID}; ${NOT_JSON}`, 404: NO_ENDPOINT }, withBody),
+        },
+      },
       ...route,
     },
     async (request) => {
@@ -512,7 +644,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("Replace the signing secret (shown once); the old one also signs for 24 hours"),
         params: EndpointParams,
-        response: { 200: WebhookWithSecretSchema, ...errors },
+        response: {
+          200: WebhookWithSecretSchema,
+          ...refusals({ ...ADMIN, 400: `${BAD_ENDPOINT_ID}; ${NOT_JSON}`, 404: NO_ENDPOINT }, withBody),
+        },
       },
       ...route,
     },
@@ -528,7 +663,10 @@ export function registerAdminRoutes(
       schema: {
         ...common("Send a webhook.test event to this endpoint"),
         params: EndpointParams,
-        response: { 200: QueuedSchema, ...errors },
+        response: {
+          200: QueuedSchema,
+          ...refusals({ ...ADMIN, 400: `${BAD_ENDPOINT_ID}; ${NOT_JSON}`, 404: NO_ENDPOINT }, withBody),
+        },
       },
       ...route,
     },
@@ -546,7 +684,10 @@ export function registerAdminRoutes(
         ...common("Delivery attempts to this endpoint, newest first, with the status code each got"),
         params: EndpointParams,
         querystring: PageQuerySchema,
-        response: { 200: WebhookDeliveryPageSchema, ...errors },
+        response: {
+          200: WebhookDeliveryPageSchema,
+          ...refusals({ ...ADMIN, 400: `${BAD_ENDPOINT_ID}, or the limit is invalid; ${BAD_PAGE}`, 404: NO_ENDPOINT }),
+        },
       },
       ...route,
     },
@@ -562,7 +703,17 @@ export function registerAdminRoutes(
       schema: {
         ...common("Send a delivery's event again (same event id)"),
         params: DeliveryParams,
-        response: { 200: QueuedSchema, ...errors },
+        response: {
+          200: QueuedSchema,
+          ...refusals(
+            {
+              ...ADMIN,
+              400: `VALIDATION_ERROR: an id is longer than 64 characters; ${NOT_JSON}`,
+              404: `${NO_ENDPOINT} Or NOT_FOUND: the endpoint has no delivery with this id.`,
+            },
+            withBody,
+          ),
+        },
       },
       ...route,
     },
@@ -582,7 +733,10 @@ export function registerAdminRoutes(
         summary: "What happened to my account and licenses, newest first",
         security: bearer,
         querystring: PageQuerySchema,
-        response: { 200: ActivityPageSchema, ...errors },
+        response: {
+          200: ActivityPageSchema,
+          ...refusals({ ...SIGNED_IN, 400: `VALIDATION_ERROR: the limit is invalid; ${BAD_PAGE}` }),
+        },
       },
       preValidation: requireSession(deps.auth),
       config: route.config,

@@ -1,5 +1,4 @@
 import { normalizeIP } from "@fastify/rate-limit";
-import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import {
   AUTH_ERRORS,
   AuthUrlRequestSchema,
@@ -17,11 +16,25 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Config } from "../../config";
 import { newOpaqueToken } from "../../lib/tokens";
+import { refusals } from "../../plugins/answers";
 import { bearerToken, requireSession, sessionOf } from "../../plugins/auth-guard";
 import { failureLimit, keyedLimit } from "../../plugins/rate-limit";
 import { type AuthService, toCustomer } from "./service";
 
-const errors = { 400: ApiErrorSchema, 401: ApiErrorSchema, 429: ApiErrorSchema, 503: ApiErrorSchema };
+const withBody = { body: true } as const;
+const NOT_JSON = "MALFORMED_JSON: a body that is not JSON.";
+const NO_SESSION = "UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended.";
+const PROVIDER_DOWN = "PROVIDER_UNAVAILABLE: the identity provider did not answer; try again shortly.";
+const TOO_MANY =
+  "RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After.";
+const TOO_MANY_FAILURES =
+  "RATE_LIMITED: too many requests, or too many failed sign-in calls, from this address this minute (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE); retry after Retry-After.";
+/** Session operations: also budgeted per account. */
+const TOO_MANY_SESSION_CALLS =
+  "RATE_LIMITED: too many requests or failed calls from this address, or session operations of this account, this minute (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE, RATE_LIMIT_ACCOUNT_PER_MINUTE); retry after Retry-After.";
+const SESSION_CALL = refusals({ 400: NOT_JSON, 401: NO_SESSION, 429: TOO_MANY_SESSION_CALLS }, withBody);
+const START_TOO_MANY =
+  "RATE_LIMITED: too many sign-ins started from this address this minute, in either form (RATE_LIMIT_PER_MINUTE); retry after Retry-After.";
 const bearer = [{ bearerAuth: [] }];
 
 /**
@@ -96,7 +109,17 @@ export function registerAuthRoutes(
         description:
           "Returns the identity provider's authorization URL and sets the HttpOnly sign-in cookie that binds this sign-in to this browser. `state` is the path to return to after sign-in; it is sanitised to a same-origin path (else /dashboard) and kept server-side. The redirect URI is always the service's own /auth/callback.",
         body: AuthUrlRequestSchema,
-        response: { 200: AuthUrlResponseSchema, ...errors },
+        response: {
+          200: AuthUrlResponseSchema,
+          ...refusals(
+            {
+              400: `VALIDATION_ERROR: \`state\` or \`redirectUrl\` is not a string of at most 2048 characters; ${NOT_JSON}`,
+              429: START_TOO_MANY,
+              503: PROVIDER_DOWN,
+            },
+            withBody,
+          ),
+        },
       },
       config: perAddressStarts,
     },
@@ -113,7 +136,14 @@ export function registerAuthRoutes(
         tags: ["Sign-in"],
         summary: "Start a Google sign-in (query-string form)",
         querystring: AuthUrlRequestSchema,
-        response: { 200: AuthUrlResponseSchema, ...errors },
+        response: {
+          200: AuthUrlResponseSchema,
+          ...refusals({
+            400: "VALIDATION_ERROR: `state` or `redirectUrl` is longer than 2048 characters.",
+            429: START_TOO_MANY,
+            503: PROVIDER_DOWN,
+          }),
+        },
       },
       config: perAddressStarts,
     },
@@ -132,7 +162,17 @@ export function registerAuthRoutes(
         description:
           "Consumes the single-use sign-in transaction named by `state` — only in the browser that started it (its sign-in cookie) — exchanges `code` with PKCE and verifies the ID token (issuer, audience, nonce, signature). Returns a bearer token valid for 30 days of inactivity, at most 90 days in all. Failed attempts are limited per client address (`RATE_LIMIT_AUTH_FAILURES_PER_MINUTE`).",
         body: GoogleCallbackRequestSchema,
-        response: { 200: GoogleCallbackResponseSchema, ...errors },
+        response: {
+          200: GoogleCallbackResponseSchema,
+          ...refusals(
+            {
+              400: `INVALID_STATE: no sign-in waits under this state (unknown, used or expired); BROWSER_MISMATCH: another browser started it; SIGN_IN_REJECTED: the identity provider refused the code, or its ID token did not verify; VALIDATION_ERROR: no code; ${NOT_JSON}`,
+              429: TOO_MANY_FAILURES,
+              503: PROVIDER_DOWN,
+            },
+            withBody,
+          ),
+        },
       },
       config: perAddress,
       onRequest: failures.guard,
@@ -167,7 +207,17 @@ export function registerAuthRoutes(
         description:
           "Answers like GET /api/auth/validate, but only for a session that this browser started (its sign-in cookie): a link carrying someone else's token never signs a browser into their account.",
         security: bearer,
-        response: { 200: ValidateResponseSchema, ...errors },
+        response: {
+          200: ValidateResponseSchema,
+          ...refusals(
+            {
+              400: NOT_JSON,
+              401: `${NO_SESSION} TOKEN_NOT_FROM_THIS_BROWSER: the session was started in another browser.`,
+              429: TOO_MANY_FAILURES,
+            },
+            withBody,
+          ),
+        },
       },
       config: perAddress,
       onRequest: failures.guard,
@@ -203,7 +253,7 @@ export function registerAuthRoutes(
         tags: ["Sign-in"],
         summary: "Check a bearer token and return its user",
         security: bearer,
-        response: { 200: ValidateResponseSchema, ...errors },
+        response: { 200: ValidateResponseSchema, ...refusals({ 401: NO_SESSION, 429: TOO_MANY }) },
       },
       config: perAddress,
       preValidation: guard,
@@ -221,7 +271,7 @@ export function registerAuthRoutes(
         tags: ["Sign-in"],
         summary: "Revoke the current session",
         security: bearer,
-        response: { 200: LogoutResponseSchema, ...errors },
+        response: { 200: LogoutResponseSchema, ...SESSION_CALL },
       },
       config: perAddress,
       onRequest: failures.guard,
@@ -242,7 +292,7 @@ export function registerAuthRoutes(
         tags: ["Sign-in"],
         summary: "Sign out everywhere: revoke every session of the signed-in customer",
         security: bearer,
-        response: { 200: LogoutEverywhereResponseSchema, ...errors },
+        response: { 200: LogoutEverywhereResponseSchema, ...SESSION_CALL },
       },
       config: perAddress,
       onRequest: failures.guard,
@@ -267,7 +317,7 @@ export function registerAuthRoutes(
         tags: ["Sign-in"],
         summary: "Rotate the bearer token (the old one is revoked; the session's absolute end does not move)",
         security: bearer,
-        response: { 200: RefreshResponseSchema, ...errors },
+        response: { 200: RefreshResponseSchema, ...SESSION_CALL },
       },
       config: perAddress,
       onRequest: failures.guard,
@@ -289,7 +339,7 @@ export function registerAuthRoutes(
         tags: ["Sign-in"],
         summary: "The signed-in customer's profile",
         security: bearer,
-        response: { 200: ProfileResponseSchema, ...errors },
+        response: { 200: ProfileResponseSchema, ...refusals({ 401: NO_SESSION, 429: TOO_MANY }) },
       },
       config: perAddress,
       preValidation: guard,

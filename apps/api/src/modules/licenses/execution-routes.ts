@@ -13,17 +13,15 @@ import { EXECUTION_RULES, executionExpiresAfterSeconds } from "@flotilla/contrac
 import type { FastifyInstance, preHandlerHookHandler, preValidationHookHandler } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { refusals } from "../../plugins/answers";
 import { sessionOf } from "../../plugins/auth-guard";
 import type { CustomerLicenses } from "./customer-licenses";
 import type { ExecutionsService } from "./executions-service";
 
-const errors = {
-  400: ApiErrorSchema,
-  403: ApiErrorSchema,
-  404: ApiErrorSchema,
-  410: ApiErrorSchema,
-  429: ApiErrorSchema,
-};
+const withBody = { body: true } as const;
+const NOT_IN_FORCE =
+  "SUSPENDED or EXPIRED: the license is not in force; NOT_ACTIVATED: this machine holds no slot of it (validate first).";
+const NO_LICENSE = "NOT_FOUND: no license has this key (or a rotated key's grace is over).";
 
 export interface DesktopRouteOptions {
   config: { rateLimit: { max: number; timeWindow: string } };
@@ -39,12 +37,15 @@ export function registerExecutionRoutes(
     customers: CustomerLicenses;
     desktop: DesktopRouteOptions;
     signedNote: string;
+    /** What every desktop call may be refused for (400, 429), with its meaning. */
+    desktopRefusals: Readonly<Record<400 | 429, string>>;
     guard: preValidationHookHandler;
     customerLimit: { max: number; timeWindow: string };
   },
 ) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { executions, desktop, signedNote } = deps;
+  const { executions, desktop, signedNote, desktopRefusals } = deps;
+  const NOT_A_UUID = `${desktopRefusals[400]} Also an execution id that is not a UUID.`;
   const rule = `Send a heartbeat every ${EXECUTION_RULES.heartbeatIntervalSeconds} seconds (\`heartbeat_interval_seconds\`); a lease silent for ${executionExpiresAfterSeconds()} seconds has expired and no longer counts, and one whose app comes back within ${EXECUTION_RULES.revivalWindowSeconds} seconds after that is revived while a slot is free.`;
 
   api.post(
@@ -57,7 +58,24 @@ export function registerExecutionRoutes(
         description: `For an activated machine. The license's running executions, on all of its machines, are capped by its tier (\`max_concurrent_executions\`: Self Hosted Free runs 1); at the limit the start is refused with 409 EXECUTION_LIMIT, naming the machines that hold the running executions and when the soonest of them expires if its app has stopped. Unlimited tiers record leases too. ${rule} An ended lease counts as one execution in the usage figures (feature: \`feature\`). With an Idempotency-Key, a start retried within 24 hours (its answer was lost) answers with the execution the first attempt started instead of starting another; the same key with a different request is a 422; a refused start does not keep the key.${signedNote}`,
         headers: z.object({ "idempotency-key": z.string().min(8).max(128).optional() }),
         body: StartExecutionRequestSchema,
-        response: { 200: ExecutionAnswerSchema, 409: ExecutionRefusalSchema, 422: ApiErrorSchema, ...errors },
+        response: {
+          200: ExecutionAnswerSchema,
+          ...refusals(
+            {
+              ...desktopRefusals,
+              400: `${desktopRefusals[400]} Also an Idempotency-Key shorter than 8 or longer than 128 characters.`,
+              403: NOT_IN_FORCE,
+              404: NO_LICENSE,
+              409: {
+                meaning:
+                  "EXECUTION_LIMIT: the license runs as many executions as its plan allows; the answer names who holds them and when the soonest expires. Or IDEMPOTENCY_IN_PROGRESS: the first start with this Idempotency-Key is still under way; retry it.",
+                schema: z.union([ExecutionRefusalSchema, ApiErrorSchema]),
+              },
+              422: "IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request.",
+            },
+            withBody,
+          ),
+        },
       },
     },
     async (request) => ({
@@ -76,7 +94,24 @@ export function registerExecutionRoutes(
         description: `${rule} 410 EXECUTION_ENDED once the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop the execution or start a new one. 409 EXECUTION_LIMIT when an expired lease cannot be revived because the slots are taken.${signedNote}`,
         params: ExecutionParamsSchema,
         body: ExecutionLeaseRequestSchema,
-        response: { 200: ExecutionAnswerSchema, 409: ExecutionRefusalSchema, ...errors },
+        response: {
+          200: ExecutionAnswerSchema,
+          ...refusals(
+            {
+              ...desktopRefusals,
+              400: NOT_A_UUID,
+              403: NOT_IN_FORCE,
+              404: `${NO_LICENSE} Or EXECUTION_NOT_FOUND: this machine holds no execution with this id.`,
+              409: {
+                meaning:
+                  "EXECUTION_LIMIT: the lease had expired and cannot be revived while the license's slots are taken; the answer names who holds them.",
+                schema: ExecutionRefusalSchema,
+              },
+              410: "EXECUTION_ENDED: the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop, or start a new one.",
+            },
+            withBody,
+          ),
+        },
       },
     },
     async (request) => ({
@@ -95,7 +130,18 @@ export function registerExecutionRoutes(
         description: `Idempotent: ending an ended execution answers how it ended.${signedNote}`,
         params: ExecutionParamsSchema,
         body: ExecutionLeaseRequestSchema,
-        response: { 200: EndExecutionAnswerSchema, ...errors },
+        response: {
+          200: EndExecutionAnswerSchema,
+          ...refusals(
+            {
+              ...desktopRefusals,
+              400: NOT_A_UUID,
+              403: "SUSPENDED or EXPIRED: the license is not in force.",
+              404: `${NO_LICENSE} Or EXECUTION_NOT_FOUND: this machine holds no execution with this id.`,
+            },
+            withBody,
+          ),
+        },
       },
     },
     async (request) => ({
@@ -113,7 +159,13 @@ export function registerExecutionRoutes(
         summary: "The license's running executions (ids only for this machine's own)",
         description: `What the CLI lists.${signedNote}`,
         body: ExecutionLeaseRequestSchema,
-        response: { 200: RunningExecutionsAnswerSchema, ...errors },
+        response: {
+          200: RunningExecutionsAnswerSchema,
+          ...refusals(
+            { ...desktopRefusals, 403: "SUSPENDED or EXPIRED: the license is not in force.", 404: NO_LICENSE },
+            withBody,
+          ),
+        },
       },
     },
     async (request) => ({ success: true as const, data: await executions.running(request.body) }),
@@ -129,7 +181,18 @@ export function registerExecutionRoutes(
           "The app learns it at its next heartbeat (410 EXECUTION_ENDED). Recorded in the audit log as execution.ended.",
         security: [{ bearerAuth: [] }],
         params: z.object({ licenseKey: z.string().min(1).max(64) }).extend(ExecutionParamsSchema.shape),
-        response: { 200: EndExecutionAnswerSchema, 401: ApiErrorSchema, ...errors },
+        response: {
+          200: EndExecutionAnswerSchema,
+          ...refusals(
+            {
+              400: "VALIDATION_ERROR: the license key or execution id is malformed; MALFORMED_JSON: a body that is not JSON.",
+              401: "UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended.",
+              404: "NOT_FOUND: none of your licenses has this key; EXECUTION_NOT_FOUND: the license has no execution with this id.",
+              429: "RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After.",
+            },
+            withBody,
+          ),
+        },
       },
       config: { rateLimit: deps.customerLimit },
       preValidation: deps.guard,

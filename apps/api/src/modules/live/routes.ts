@@ -1,8 +1,8 @@
 /** GET /api/customer/events: the signed-in customer's live event stream (customer-events.ts, decision 0049). */
-import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { refusals } from "../../plugins/answers";
 import { bearerToken, requireSession, sessionOf } from "../../plugins/auth-guard";
 import type { AuthService } from "../auth/service";
 import { COALESCE_MS, type CustomerEventHub, PING_MS, STREAMS_PER_CUSTOMER } from "./customer-events";
@@ -24,10 +24,12 @@ export function registerLiveEventRoutes(
         security: [{ bearerAuth: [] }],
         response: {
           200: z.string().describe("text/event-stream"),
-          401: ApiErrorSchema,
-          406: ApiErrorSchema,
-          429: ApiErrorSchema,
-          503: ApiErrorSchema,
+          ...refusals({
+            401: "UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended.",
+            406: "NOT_ACCEPTABLE: the request does not accept text/event-stream.",
+            429: "RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After.",
+            503: "UNAVAILABLE: this instance holds as many live streams as it serves; retry after Retry-After (seconds).",
+          }),
         },
       },
       config: { rateLimit: { max: deps.perMinute, timeWindow: "1 minute" } },
