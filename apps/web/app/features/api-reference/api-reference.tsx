@@ -1,4 +1,12 @@
-import { exampleOf, type Operation, type OperationGroup, operationAnchor, statusMeaning } from "./openapi";
+import {
+  type Answer,
+  exampleOf,
+  type Operation,
+  type OperationGroup,
+  operationAnchor,
+  statusLabel,
+  statusMeaning,
+} from "./openapi";
 import { SchemaTable } from "./schema-table";
 
 const METHOD_STYLE: Record<string, string> = {
@@ -34,6 +42,24 @@ function Example({ label, value }: { label: string; value: unknown }) {
         <code>{JSON.stringify(value, null, 2)}</code>
       </pre>
     </figure>
+  );
+}
+
+/** One declared answer: its status (or "Other failures") and what it means for this operation. */
+function AnswerRow({ answer }: { answer: Answer }) {
+  return (
+    <div className="contents">
+      <dt className="font-mono text-xs font-semibold leading-5 whitespace-nowrap">{statusLabel(answer.status)}</dt>
+      {answer.meaningHtml ? (
+        <dd
+          className={`text-xs leading-5 text-fg-muted ${MARKDOWN_CLASS} [&_ul]:list-disc [&_ul]:pl-4`}
+          // Rendered at build time from the service's own OpenAPI document (openapi.server.ts).
+          dangerouslySetInnerHTML={{ __html: answer.meaningHtml }}
+        />
+      ) : (
+        <dd className="text-xs leading-5 text-fg-muted">{statusMeaning(answer)}</dd>
+      )}
+    </div>
   );
 }
 
@@ -83,11 +109,8 @@ function OperationCard({ op }: { op: Operation }) {
       <div className="mt-4">
         <h4 className={headingClass}>Responses</h4>
         <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-          {op.responses.map((response) => (
-            <div key={response.status} className="contents">
-              <dt className="font-mono text-xs font-semibold leading-5">{response.status}</dt>
-              <dd className="text-xs leading-5 text-fg-muted">{statusMeaning(response)}</dd>
-            </div>
+          {op.responses.map((answer) => (
+            <AnswerRow key={answer.status} answer={answer} />
           ))}
         </dl>
         {success?.schema && (

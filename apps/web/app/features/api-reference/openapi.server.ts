@@ -5,11 +5,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderMarkdown } from "../content/markdown.server";
-import { groupOperations, type OperationGroup } from "./openapi";
+import { groupOperations, type OperationGroup, statusMeaning } from "./openapi";
 
 const DOCUMENT = join(process.cwd(), ".generated", "openapi.json");
 
-/** The document's operations, grouped, with every description rendered from its Markdown (code spans, links). */
+/**
+ * The document's operations, grouped, with every description and every answer's meaning rendered from its Markdown
+ * (code spans, links).
+ */
 export async function readApiReference(): Promise<OperationGroup[]> {
   if (!existsSync(DOCUMENT)) {
     throw new Error(`${DOCUMENT} is missing: run \`npm run openapi -w @flotilla/web\` (the web build does it first)`);
@@ -18,7 +21,10 @@ export async function readApiReference(): Promise<OperationGroup[]> {
   const html = async (markdown: string | undefined) => (markdown ? (await renderMarkdown(markdown)).html : undefined);
   for (const group of groups) {
     group.descriptionHtml = await html(group.description);
-    for (const op of group.operations) op.descriptionHtml = await html(op.description);
+    for (const op of group.operations) {
+      op.descriptionHtml = await html(op.description);
+      for (const answer of op.responses) answer.meaningHtml = await html(statusMeaning(answer));
+    }
   }
   return groups;
 }

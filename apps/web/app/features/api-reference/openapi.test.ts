@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exampleOf, groupOperations, operationAnchor, statusMeaning } from "./openapi";
+import { exampleOf, groupOperations, operationAnchor, operationsOf, statusLabel, statusMeaning } from "./openapi";
 
 const op = (tag: string) => ({ get: { tags: [tag], summary: "", responses: {} } });
 /** The order the service registers its routes in: health first. */
@@ -76,9 +76,53 @@ describe("API reference content", () => {
     expect(statusMeaning({ status: "409", description: "The license already has a machine there" })).toBe(
       "The license already has a machine there",
     );
+    // The document's words win even where the generic meaning would say something else.
+    expect(statusMeaning({ status: "404", description: "NOT_FOUND: no license has this key" })).toBe(
+      "NOT_FOUND: no license has this key",
+    );
+    expect(statusMeaning({ status: "404" })).toBe("Nothing with that key or id (or nothing of yours).");
     expect(statusMeaning({ status: "429", description: "Default Response" })).toMatch(/Retry-After/);
     for (const status of ["200", "400", "401", "403", "404", "409", "422", "429", "503"])
       expect(statusMeaning({ status, description: "Default Response" }), status).not.toBe("");
+  });
+
+  it("lists each operation's own answers with their own meaning, and the failures any operation may give last", () => {
+    const [validate, dashboard] = operationsOf({
+      paths: {
+        "/api/license/validate": {
+          post: {
+            tags: ["Licensing"],
+            summary: "Validate",
+            responses: {
+              "200": { description: "Default Response" },
+              "400": { description: "VALIDATION_ERROR: a field is missing or invalid" },
+              "429": { description: "RATE_LIMITED: too many calls" },
+              default: { description: "- 500 INTERNAL_ERROR: the service failed" },
+            },
+          },
+        },
+        "/api/customer/dashboard": {
+          get: {
+            tags: ["Customer"],
+            summary: "Dashboard",
+            responses: { "200": {}, "401": { description: "INVALID_SESSION: the session ended" } },
+          },
+        },
+      },
+    });
+    expect(validate?.responses.map((answer) => [statusLabel(answer.status), statusMeaning(answer)])).toEqual([
+      ["200", "Done: the answer below."],
+      ["400", "VALIDATION_ERROR: a field is missing or invalid"],
+      ["429", "RATE_LIMITED: too many calls"],
+      ["Other failures", "- 500 INTERNAL_ERROR: the service failed"],
+    ]);
+    expect(dashboard?.responses.map((answer) => answer.status)).toEqual(["200", "401"]);
+  });
+
+  it("names the `default` answer 'Other failures', never a status number", () => {
+    expect(statusLabel("default")).toBe("Other failures");
+    expect(statusLabel("404")).toBe("404");
+    expect(statusMeaning({ status: "default" })).toMatch(/other failure/i);
   });
 
   it("anchors each operation by method and path", () => {

@@ -25,7 +25,16 @@ export interface Operation {
   descriptionHtml?: string;
   parameters: { name: string; in: string; required?: boolean; schema?: JsonSchema }[];
   body?: JsonSchema;
-  responses: { status: string; description?: string; schema?: JsonSchema }[];
+  responses: Answer[];
+}
+
+/** One answer an operation declares: a status (or `default`, the failures any operation may give) and its meaning. */
+export interface Answer {
+  status: string;
+  description?: string;
+  /** The meaning rendered from its Markdown at build time (openapi.server.ts). */
+  meaningHtml?: string;
+  schema?: JsonSchema;
 }
 
 interface OpenApiDocument {
@@ -121,6 +130,7 @@ export function operationAnchor(op: Pick<Operation, "method" | "path">): string 
 
 /** What an answer's status means, where the operation says no more than the framework's "Default Response". */
 const STATUS_MEANING: Record<string, string> = {
+  default: "Any other failure: the error and its code say what happened.",
   "200": "Done: the answer below.",
   "201": "Created: the answer below.",
   "204": "Done, with no body.",
@@ -138,10 +148,16 @@ const STATUS_MEANING: Record<string, string> = {
   "503": "Temporarily unavailable (starting, draining or a dependency down); try again shortly.",
 };
 
-export function statusMeaning(response: { status: string; description?: string }): string {
+/** The operation's own meaning for an answer, else what its status generally means. */
+export function statusMeaning(response: Pick<Answer, "status" | "description">): string {
   const own = response.description?.trim();
   if (own && own !== "Default Response") return own;
   return STATUS_MEANING[response.status] ?? "";
+}
+
+/** How an answer is named on the page: its status, or "Other failures" for OpenAPI's `default`. */
+export function statusLabel(status: string): string {
+  return status === "default" ? "Other failures" : status;
 }
 
 /**
