@@ -8,6 +8,7 @@ import pg from "pg";
 import { buildApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/config";
 import type { DatabaseOptions } from "../../src/db/client";
+import { checkDeclaredAnswers } from "./declared-answers";
 
 export const onPostgres = process.env.FLOTILLA_TEST_DB === "postgres" && Boolean(process.env.TEST_DATABASE_URL);
 
@@ -97,6 +98,8 @@ async function started(database: TestDatabase, config: Config) {
     await database.drop();
     throw error;
   });
+  // Every answer is held to the statuses its route declares (the setup file fails the test file otherwise).
+  checkDeclaredAnswers(app);
   return {
     app,
     close: async () => {
