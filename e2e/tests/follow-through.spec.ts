@@ -49,3 +49,15 @@ test("the API reference renders its Markdown, says what each answer means, shows
   await expect(page).toHaveURL(/#post-api-license-validate$/);
   await expect(validate).toBeInViewport();
 });
+
+test("on a phone, every answer's meaning wraps inside its operation's card", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto("/api-reference");
+  const overflowing = await page
+    .getByRole("main")
+    .locator("article dl")
+    .evaluateAll((lists) =>
+      lists.filter((list) => list.scrollWidth > list.clientWidth + 1).map((list) => list.closest("article")?.id ?? "?"),
+    );
+  expect(overflowing).toEqual([]);
+});

@@ -52,12 +52,12 @@ function AnswerRow({ answer }: { answer: Answer }) {
       <dt className="font-mono text-xs font-semibold leading-5 whitespace-nowrap">{statusLabel(answer.status)}</dt>
       {answer.meaningHtml ? (
         <dd
-          className={`text-xs leading-5 text-fg-muted ${MARKDOWN_CLASS} [&_ul]:list-disc [&_ul]:pl-4`}
+          className={`text-xs leading-5 text-fg-muted wrap-anywhere ${MARKDOWN_CLASS} [&_ul]:list-disc [&_ul]:pl-4`}
           // Rendered at build time from the service's own OpenAPI document (openapi.server.ts).
           dangerouslySetInnerHTML={{ __html: answer.meaningHtml }}
         />
       ) : (
-        <dd className="text-xs leading-5 text-fg-muted">{statusMeaning(answer)}</dd>
+        <dd className="text-xs leading-5 text-fg-muted wrap-anywhere">{statusMeaning(answer)}</dd>
       )}
     </div>
   );
@@ -108,7 +108,9 @@ function OperationCard({ op }: { op: Operation }) {
       )}
       <div className="mt-4">
         <h4 className={headingClass}>Responses</h4>
-        <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+        {/* minmax(0,1fr) and wrap-anywhere: a long code (RATE_LIMIT_LICENSE_KEY_PER_MINUTE) wraps on a phone instead of
+            pushing the meanings past the card's edge. */}
+        <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm">
           {op.responses.map((answer) => (
             <AnswerRow key={answer.status} answer={answer} />
           ))}
