@@ -129,6 +129,17 @@ test("a reader who touches nothing runs no React: islands before the load, dialo
     all.join(" "),
   ).toBe(true);
 
+  // When idle, the dialogs' files are modulepreloaded (fetched and compiled), not imported: nothing of them runs.
+  const signupFiles = dialogChunks("signup");
+  await expect
+    .poll(() =>
+      page.evaluate(
+        (files) => files.every((file) => document.querySelector(`link[rel="modulepreload"][href="${file}"]`)),
+        signupFiles,
+      ),
+    )
+    .toBe(true);
+
   const join = page.getByRole("main").getByRole("button", { name: "Get Early Access" }).first();
   await join.hover();
   await expect.poll(() => scripts.some((path) => /\/signup-[\w-]+\.js$/.test(path))).toBe(true);

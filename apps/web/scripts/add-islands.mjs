@@ -15,23 +15,42 @@ const ENTRY = /^app\/islands\/([a-z-]+)\.ts$/;
  */
 export function islandEntries(viteManifest) {
   const url = (key) => `/${viteManifest[key].file}`;
-  const staticImports = (key, seen = new Set()) => {
-    for (const imported of viteManifest[key].imports ?? []) {
-      if (seen.has(imported)) continue;
-      seen.add(imported);
-      staticImports(imported, seen);
-    }
-    return seen;
-  };
   const entries = {};
   for (const [key, chunk] of Object.entries(viteManifest)) {
     const name = chunk.isEntry ? ENTRY.exec(key)?.[1] : undefined;
-    if (name) entries[name] = { file: url(key), imports: [...staticImports(key)].map(url) };
+    if (name) entries[name] = { file: url(key), imports: [...staticImports(viteManifest, key)].map(url) };
   }
   return entries;
 }
 
+function staticImports(viteManifest, key, seen = new Set()) {
+  for (const imported of viteManifest[key].imports ?? []) {
+    if (seen.has(imported)) continue;
+    seen.add(imported);
+    staticImports(viteManifest, imported, seen);
+  }
+  return seen;
+}
+
+const DIALOG = /^app\/islands\/react\/([a-z-]+)\.tsx$/;
+
+/**
+ * The dialogs the opener island imports on demand (app/islands/opener.ts), each with every file it needs: its chunk
+ * and its static imports, transitively. The opener modulepreloads them when the browser is idle (fetched and
+ * compiled, not run) so a tap only runs them.
+ */
+export function dialogChunks(viteManifest) {
+  const url = (key) => `/${viteManifest[key].file}`;
+  const dialogs = {};
+  for (const key of viteManifest["app/islands/opener.ts"]?.dynamicImports ?? []) {
+    const name = DIALOG.exec(key)?.[1];
+    if (name) dialogs[name] = [key, ...staticImports(viteManifest, key)].map(url);
+  }
+  return dialogs;
+}
+
 const ISLAND_ATTRIBUTE = /\sdata-island="([a-z-]+)"/g;
+const OPENS_ATTRIBUTE = /\sdata-opens="([a-z-]+)"/g;
 const APP_RUNTIME = "window.__reactRouterContext";
 export const ISLANDS_DATA_ID = "islands";
 
@@ -59,15 +78,23 @@ export function islandsOf(html) {
  * React Router's runtime and hydrates) or already has them. Throws when a page names an island that the islands
  * build did not produce: a typo must fail the build, not leave a dead button.
  */
-export function addIslands(html, manifest) {
+export function addIslands(html, manifest, dialogs = {}) {
   if (html.includes(APP_RUNTIME) || html.includes(`id="${ISLANDS_DATA_ID}"`)) return null;
   const names = islandsNamed(html);
   const missing = names.filter((name) => !manifest[name]);
   if (missing.length > 0) throw new Error(`no island named ${missing.join(", ")} (app/islands/<name>.ts)`);
   if (names.length === 0) return html;
+  const preload = [...new Set(names.flatMap((name) => manifest[name].imports))];
+  const opened = [...new Set([...html.matchAll(OPENS_ATTRIBUTE)].map((match) => match[1]))].filter(
+    (name) => dialogs[name],
+  );
   const list = {
     entries: names.map((name) => ({ name, file: manifest[name].file })),
-    preload: [...new Set(names.flatMap((name) => manifest[name].imports))],
+    preload,
+    // What the page's dialogs need beyond what loads up front, for the opener's idle modulepreload.
+    ...(opened.length > 0
+      ? { dialogs: [...new Set(opened.flatMap((name) => dialogs[name]))].filter((url) => !preload.includes(url)) }
+      : {}),
   };
   const tags = `<script type="application/json" id="${ISLANDS_DATA_ID}">${JSON.stringify(list)}</script><script>${LOADER}</script>`;
   return html

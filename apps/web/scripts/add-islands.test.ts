@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs build script without type declarations
-import { addIslands, islandEntries, islandsNamed, islandsOf } from "./add-islands.mjs";
+import { addIslands, dialogChunks, islandEntries, islandsNamed, islandsOf } from "./add-islands.mjs";
 
 const VITE_MANIFEST = {
   "_runtime-1.js": { file: "assets/islands/runtime-1.js" },
@@ -53,6 +53,16 @@ describe("islands of a prerendered content page", () => {
     expect(html).toMatch(/setTimeout\(go,3000\)/);
     expect(html).not.toContain("signup-5.js");
     expect(html).not.toContain("react-6.js");
+  });
+
+  it("lists the files of the dialogs a page opens, beyond what loads up front, for the opener's idle modulepreload", () => {
+    const dialogs = dialogChunks(VITE_MANIFEST);
+    expect(dialogs).toEqual({ signup: ["/assets/islands/signup-5.js", "/assets/islands/react-6.js"] });
+    const opens = addIslands(page('<button data-island="opener" data-opens="signup"></button>'), entries, dialogs);
+    expect(islandsOf(opens).dialogs).toEqual(["/assets/islands/signup-5.js", "/assets/islands/react-6.js"]);
+    // A page without a signup opener lists none.
+    const none = addIslands(page('<button data-island="opener" data-opens="video"></button>'), entries, dialogs);
+    expect(islandsOf(none)).not.toHaveProperty("dialogs");
   });
 
   it("loads nothing for a page without islands", () => {

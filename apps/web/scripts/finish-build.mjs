@@ -7,13 +7,15 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { addIslands, islandEntries } from "./add-islands.mjs";
+import { addIslands, dialogChunks, islandEntries } from "./add-islands.mjs";
 
 const CLIENT = new URL("../build/client/", import.meta.url).pathname;
 const COMPRESSIBLE = /\.(html|js|css|svg|json|xml|txt|data|webmanifest)$/;
 const MIN_BYTES = 1024;
 const SPA_FALLBACK = "__spa-fallback.html";
-const ISLANDS = islandEntries(JSON.parse(readFileSync(join(CLIENT, "assets/islands/manifest.json"), "utf8")));
+const ISLANDS_MANIFEST = JSON.parse(readFileSync(join(CLIENT, "assets/islands/manifest.json"), "utf8"));
+const ISLANDS = islandEntries(ISLANDS_MANIFEST);
+const DIALOGS = dialogChunks(ISLANDS_MANIFEST);
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -28,7 +30,7 @@ let before = 0;
 let after = 0;
 for (const path of files(CLIENT)) {
   if (path.endsWith(".html") && relative(CLIENT, path) !== SPA_FALLBACK) {
-    const withIslands = addIslands(readFileSync(path, "utf8"), ISLANDS);
+    const withIslands = addIslands(readFileSync(path, "utf8"), ISLANDS, DIALOGS);
     if (withIslands) {
       writeFileSync(path, withIslands);
       pages++;

@@ -1,8 +1,10 @@
 /**
  * Buttons that open a dialog (`data-opens="signup" | "video" | "search"`): the dialog is a React island (rendered by
- * Preact, decision 0050), fetched when the browser is idle after the load or on intent (pointer over the button,
- * focus, first touch), whichever comes first, and mounted on the click. The idle fetch keeps a tap from waiting on
- * the network; what it fetches stays within the page's 30 KB budget (bench:web, the build test).
+ * Preact, decision 0050), imported on intent (pointer over the button, focus, first touch) and mounted on the click.
+ * Before any intent, when the browser is idle after the load, its files are modulepreloaded, one per idle period:
+ * fetched and compiled, not run, so a tap waits on neither the network nor a compile, and a reader who never taps
+ * runs none of it (running them at idle cost a phone one long task of ~35 ms, 4× that at bench:web's throttle).
+ * What it fetches stays within the page's 30 KB budget (bench:web, the build test).
  */
 import { island } from "./runtime";
 
@@ -53,16 +55,41 @@ export async function openDialog(name: string, opener: HTMLElement | null): Prom
   }
 }
 
+const IDLE_TIMEOUT_MS = 2_000;
+const whenIdle = (task: () => void) =>
+  typeof requestIdleCallback === "function"
+    ? requestIdleCallback(task, { timeout: IDLE_TIMEOUT_MS })
+    : setTimeout(task, 0);
+
 /** Runs `task` once the page has loaded and the browser has a moment with nothing to do. */
 function whenIdleAfterLoad(task: () => void) {
-  const idle = () =>
-    typeof requestIdleCallback === "function"
-      ? requestIdleCallback(task, { timeout: IDLE_TIMEOUT_MS })
-      : setTimeout(task, 0);
-  if (document.readyState === "complete") idle();
-  else addEventListener("load", idle, { once: true });
+  if (document.readyState === "complete") whenIdle(task);
+  else addEventListener("load", () => whenIdle(task), { once: true });
 }
-const IDLE_TIMEOUT_MS = 2_000;
+
+/** The files of this page's dialogs, as the build listed them in #islands (scripts/add-islands.mjs). */
+function dialogFiles(): string[] {
+  try {
+    const list = JSON.parse(document.getElementById("islands")?.textContent ?? "{}") as { dialogs?: unknown };
+    return Array.isArray(list.dialogs) ? list.dialogs.filter((file): file is string => typeof file === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Modulepreloads the files one per idle period (each request costs a slow phone's main thread a few ms). */
+function preloadWhenIdle(files: string[]) {
+  const next = () => {
+    const file = files.shift();
+    if (!file) return;
+    const link = document.createElement("link");
+    link.rel = "modulepreload";
+    link.href = file;
+    document.head.append(link);
+    whenIdle(next);
+  };
+  next();
+}
 
 const openerOf = (target: EventTarget | null) =>
   target instanceof Element ? target.closest<HTMLElement>("[data-opens]") : null;
@@ -75,10 +102,7 @@ island("opener", () => {
   for (const type of ["pointerover", "focusin", "touchstart"]) {
     document.addEventListener(type, prefetch, { capture: true, passive: true });
   }
-  whenIdleAfterLoad(() => {
-    const names = new Set([...document.querySelectorAll<HTMLElement>("[data-opens]")].map((el) => el.dataset.opens));
-    for (const name of names) if (name) loadDialog(name).catch(() => undefined);
-  });
+  whenIdleAfterLoad(() => preloadWhenIdle(dialogFiles()));
   document.addEventListener("click", (event) => {
     const opener = openerOf(event.target);
     const name = opener?.dataset.opens;
