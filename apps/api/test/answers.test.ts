@@ -68,7 +68,7 @@ describe("refusals()", () => {
 
     const constant = document.paths["/constant"]!.get!.responses;
     expect(constant.default!.description).toBe(
-      "- 500 INTERNAL_ERROR: the service failed; try again.\n- 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.",
+      "- 500 INTERNAL_ERROR: the service failed; try again.\n- 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).",
     );
   });
 

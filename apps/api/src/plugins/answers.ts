@@ -48,12 +48,12 @@ const OTHER_FAILURES = [
   {
     status: 415,
     when: (reach: Required<Reach>) => reach.body,
-    meaning: `${ERROR_CODES.unsupportedMediaType}: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.`,
+    meaning: `${ERROR_CODES.unsupportedMediaType}: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).`,
   },
   {
     status: 415,
     when: (reach: Required<Reach>) => !reach.body,
-    meaning: `${ERROR_CODES.unsupportedMediaType}: a Content-Encoding other than gzip, deflate or br.`,
+    meaning: `${ERROR_CODES.unsupportedMediaType}: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).`,
   },
 ] as const;
 

@@ -1227,7 +1227,7 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1299,7 +1299,7 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1386,7 +1386,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1468,7 +1468,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1540,7 +1540,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1617,7 +1617,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1703,7 +1703,7 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1794,7 +1794,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1898,7 +1898,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -1990,7 +1990,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2067,7 +2067,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2152,7 +2152,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2238,7 +2238,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2326,7 +2326,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2403,7 +2403,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2496,7 +2496,7 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2600,7 +2600,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2741,7 +2741,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2842,7 +2842,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -2952,7 +2952,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3056,7 +3056,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3156,7 +3156,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3204,7 +3204,7 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3258,7 +3258,7 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3317,7 +3317,7 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3361,7 +3361,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3523,7 +3523,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3679,7 +3679,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3793,7 +3793,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -3910,7 +3910,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4018,7 +4018,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4139,7 +4139,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4284,7 +4284,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4426,7 +4426,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4536,7 +4536,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4637,7 +4637,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4766,7 +4766,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4883,7 +4883,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -4999,7 +4999,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5116,7 +5116,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5218,7 +5218,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5306,7 +5306,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5396,7 +5396,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5503,7 +5503,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5638,7 +5638,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5758,7 +5758,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5871,7 +5871,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -5973,7 +5973,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6086,7 +6086,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6183,7 +6183,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6292,7 +6292,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6461,7 +6461,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6576,7 +6576,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6745,7 +6745,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6868,7 +6868,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -6996,7 +6996,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -7139,7 +7139,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -7289,7 +7289,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -7419,7 +7419,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -7512,7 +7512,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -7630,7 +7630,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -7753,7 +7753,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -7868,7 +7868,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -8001,7 +8001,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -8126,7 +8126,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -8242,7 +8242,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -8371,7 +8371,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -8488,7 +8488,7 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
@@ -8589,7 +8589,7 @@ export interface operations {
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
-             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br.
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {
