@@ -70,31 +70,40 @@ async function withChrome(launcher, chromePath, flags, work) {
 }
 
 /**
- * Returns { version, pages: { [path]: summary } }, or null when lighthouse is not installed.
+ * Returns { version, sites: { [key]: { [path]: summary } } } for each site in `bases` ({ now: url, before: url }), or
+ * null when lighthouse is not installed. The sites take turns run by run, so a busy minute hits both alike.
  * `accessibilityDark` is the accessibility score with the browser preferring dark (one run: it does not vary).
  */
-export async function lighthouseScores({ base, paths, runs, chromePath, flags }) {
+export async function lighthouseScores({ bases, paths, runs, chromePath, flags }) {
   const lib = await loadLighthouse();
   if (!lib) return null;
   const { lighthouse, launcher, version } = lib;
-  const pages = {};
+  const keys = Object.keys(bases);
+  const sites = Object.fromEntries(keys.map((key) => [key, {}]));
   await withChrome(launcher, chromePath, flags, async (port) => {
     for (const path of paths) {
-      const each = [];
+      const each = Object.fromEntries(keys.map((key) => [key, []]));
       for (let run = 0; run < runs; run++) {
-        // Lighthouse sometimes fails to record the trace (NO_NAVSTART) on a busy machine: such a run is tried again once.
-        let summary = summarize((await lighthouse(`${base}${path}`, options(port))).lhr);
-        if (summary.error) summary = summarize((await lighthouse(`${base}${path}`, options(port))).lhr);
-        each.push(summary);
+        for (const key of run % 2 ? [...keys].reverse() : keys) {
+          const url = `${bases[key]}${path}`;
+          // Lighthouse sometimes fails to record the trace (NO_NAVSTART) on a busy machine: such a run is tried again once.
+          let summary = summarize((await lighthouse(url, options(port))).lhr);
+          if (summary.error) summary = summarize((await lighthouse(url, options(port))).lhr);
+          each[key].push(summary);
+        }
       }
-      pages[path] = median(each);
+      for (const key of keys) sites[key][path] = median(each[key]);
     }
   });
   await withChrome(launcher, chromePath, [...flags, DARK_FLAG], async (port) => {
     for (const path of paths) {
-      const { lhr } = await lighthouse(`${base}${path}`, options(port, { onlyCategories: ["accessibility"] }));
-      pages[path].accessibilityDark = lhr.runtimeError ? null : Math.round(lhr.categories.accessibility.score * 100);
+      for (const key of keys) {
+        const { lhr } = await lighthouse(`${bases[key]}${path}`, options(port, { onlyCategories: ["accessibility"] }));
+        sites[key][path].accessibilityDark = lhr.runtimeError
+          ? null
+          : Math.round(lhr.categories.accessibility.score * 100);
+      }
     }
   });
-  return { version, pages };
+  return { version, sites };
 }

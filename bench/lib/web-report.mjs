@@ -17,15 +17,25 @@ export function writeJson(path, data) {
   writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
 }
 
-/** `now | before ✓`: the mark says whether `now` meets the target (values at or under it do). */
-function cell(now, before, format, target) {
-  const mark = target == null || now == null ? "" : now <= target ? " ✓" : " ✗";
+/**
+ * Whether `now` meets the column's target: `target` is a number that values at or under meet; `meets(now, before)`
+ * says it otherwise (null: no mark).
+ */
+function meetsTarget(column, now, before) {
+  if (now == null) return null;
+  if (column.meets) return column.meets(now, before);
+  return column.target == null ? null : now <= column.target;
+}
+
+/** `now | before ✓`: the mark says whether `now` meets the column's target. */
+function cell(now, before, format, met) {
+  const mark = met == null ? "" : met ? " ✓" : " ✗";
   return `${format(now)} | ${before === undefined ? "–" : format(before)}${mark}`;
 }
 
 /**
  * One table: a row per key, a column per measure. Each column is
- * { header, value(entry) → number, format, target? }; entries come from `now` and `before` by key.
+ * { header, value(entry) → number, format, target? | meets? }; entries come from `now` and `before` by key.
  */
 function printTable({ title, keys, now, before, columns, firstHeader = "page" }) {
   const width = 24;
@@ -37,7 +47,7 @@ function printTable({ title, keys, now, before, columns, firstHeader = "page" })
     const cells = columns.map((column) => {
       const value = current ? column.value(current) : null;
       const old = previous ? column.value(previous) : undefined;
-      return cell(value, old, column.format, column.target).padEnd(width);
+      return cell(value, old, column.format, meetsTarget(column, value, old)).padEnd(width);
     });
     console.log(`${key.padEnd(38)} ${cells.join(" ")}`);
   }
@@ -73,7 +83,11 @@ export function printScripts(results, baseline, targets) {
   });
 }
 
-export function printReading(results, baseline, targets) {
+/** "No slower than before": only against a build measured in the same run (`paintBaseline`), else no mark. */
+const noSlower = (paintBaseline) =>
+  paintBaseline ? (now, before) => (before == null ? null : now <= before) : undefined;
+
+export function printReading(results, baseline, targets, paintBaseline) {
   const { cpuRate, windowMs, readingRuns } = results.settings;
   printTable({
     title:
@@ -90,7 +104,12 @@ export function printReading(results, baseline, targets) {
         target: targets.blockingMs,
       },
       { header: "after load", value: (p) => p.reading?.blockingAfterLoadMs, format: ms },
-      { header: "first paint (FCP)", value: (p) => p.reading?.fcpMs, format: ms },
+      {
+        header: paintBaseline ? "first paint, no slower" : "first paint (FCP)",
+        value: (p) => p.reading?.fcpMs,
+        format: ms,
+        meets: noSlower(paintBaseline),
+      },
       { header: "load event", value: (p) => p.reading?.loadMs, format: ms },
     ],
   });
@@ -124,7 +143,7 @@ export function printTaps(results, baseline, targets) {
 
 const unusedJs = (value) => (value == null ? "–" : value === 0 ? "none" : kb(value));
 
-export function printLighthouse(results, baseline) {
+export function printLighthouse(results, baseline, paintBaseline) {
   const lh = results.lighthouse;
   if (!lh) {
     console.log(`\n4. Lighthouse skipped: ${results.lighthouseSkipped}`);
@@ -139,8 +158,13 @@ export function printLighthouse(results, baseline) {
     now: lh.pages,
     before: baseline?.lighthouse?.pages,
     columns: [
-      { header: "performance", value: (p) => p.performance, format: plain },
-      { header: "FCP", value: (p) => p.fcpMs, format: ms },
+      { header: "performance = 100", value: (p) => p.performance, format: plain, meets: (now) => now === 100 },
+      {
+        header: paintBaseline ? "FCP, no slower" : "FCP",
+        value: (p) => p.fcpMs,
+        format: ms,
+        meets: noSlower(paintBaseline),
+      },
       { header: "LCP", value: (p) => p.lcpMs, format: ms },
       { header: "TBT", value: (p) => p.tbtMs, format: ms },
     ],
@@ -151,7 +175,12 @@ export function printLighthouse(results, baseline) {
     now: lh.pages,
     before: baseline?.lighthouse?.pages,
     columns: [
-      { header: "unused JS", value: (p) => (p.unusedJs.items ? p.unusedJs.wastedBytes : 0), format: unusedJs },
+      {
+        header: "unused JS, none",
+        value: (p) => (p.unusedJs.items ? p.unusedJs.wastedBytes : 0),
+        format: unusedJs,
+        meets: (now) => now === 0,
+      },
       { header: "a11y light", value: (p) => p.accessibility, format: plain },
       { header: "a11y dark", value: (p) => p.accessibilityDark, format: plain },
       { header: "perf of each run", value: (p) => p.performanceOfEachRun.join(" "), format: plain },
@@ -163,13 +192,24 @@ export function printLighthouse(results, baseline) {
   }
 }
 
-/** How many measures with a target meet it, over pages and taps. */
-export function printTargetSummary(results, targets) {
+/**
+ * How many measures with a target meet it: per page the byte budgets, blocking, Lighthouse performance 100 with no
+ * unused JavaScript and, against a build measured in the same run, first paint and Lighthouse FCP no slower; per tap
+ * the time to a usable dialog.
+ */
+export function printTargetSummary(results, targets, paintBaseline) {
   const checks = [];
-  for (const page of Object.values(results.pages)) {
+  for (const [path, page] of Object.entries(results.pages)) {
     if (page.scripts) checks.push(page.scripts.upFront.bytes <= targets.upFrontJs);
     if (page.scripts) checks.push(page.scripts.firstWindow.bytes <= targets.firstWindowJs);
     if (page.reading) checks.push(page.reading.blockingMs <= targets.blockingMs);
+    const before = paintBaseline?.pages[path]?.reading?.fcpMs;
+    if (page.reading && before != null) checks.push(page.reading.fcpMs <= before);
+  }
+  for (const [path, page] of Object.entries(results.lighthouse?.pages ?? {})) {
+    checks.push(page.performance === 100 && page.unusedJs.items === 0);
+    const before = paintBaseline?.lighthouse?.pages[path]?.fcpMs;
+    if (before != null) checks.push(page.fcpMs <= before);
   }
   for (const tap of Object.values(results.taps)) checks.push(tap.medianMs != null && tap.medianMs <= targets.tapMs);
   console.log(`\nTargets met: ${checks.filter(Boolean).length} of ${checks.length}.`);
