@@ -292,6 +292,20 @@ test("the console is an app of its own: its bar, no marketing navigation or foot
   await page.context().close();
 });
 
+/** Opens the top bar's account menu of `name` and returns the bar. */
+async function openAccountMenu(page: Page, name: string) {
+  const bar = page.getByRole("banner");
+  await bar.getByRole("button", { name: new RegExp(`Account menu for ${name}`) }).click();
+  return bar;
+}
+
+/** A customer's open menu: Dashboard is there, Console is not, anywhere on the page. */
+async function expectNoConsoleLink(page: Page) {
+  const bar = await openAccountMenu(page, "Menu Customer");
+  await expect(bar.getByRole("link", { name: "Dashboard" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Console" })).toHaveCount(0);
+}
+
 test("an admin's account menu links the console, on a content page, on a phone's menu and in the portal; a customer's does not", async ({
   browser,
 }) => {
@@ -299,18 +313,13 @@ test("an admin's account menu links the console, on a content page, on a phone's
   await signInToConsole(page);
   // A prerendered content page: the account island keeps the Console item for an admin.
   await page.goto("/pricing");
-  const bar = page.getByRole("banner");
-  await bar.getByRole("button", { name: /Account menu for Ops Admin/ }).click();
-  await bar.getByRole("link", { name: "Console" }).click();
+  await (await openAccountMenu(page, "Ops Admin")).getByRole("link", { name: "Console" }).click();
   await expect(page).toHaveURL(/\/admin$/);
   await expect(page.getByRole("heading", { level: 1, name: "Operator console" })).toBeVisible();
   // The portal's own menu.
   await page.goto("/dashboard");
-  await page
-    .getByRole("banner")
-    .getByRole("button", { name: /Account menu for Ops Admin/ })
-    .click();
-  await expect(page.getByRole("banner").getByRole("link", { name: "Console" })).toHaveAttribute("href", "/admin");
+  const portalBar = await openAccountMenu(page, "Ops Admin");
+  await expect(portalBar.getByRole("link", { name: "Console" })).toHaveAttribute("href", "/admin");
   // A phone: the mobile menu's signed-in foot.
   await page.setViewportSize({ width: 375, height: 812 });
   await page.goto("/pricing");
@@ -322,19 +331,9 @@ test("an admin's account menu links the console, on a content page, on a phone's
   await customer.goto("/login");
   await completeSignIn(customer, `menu-customer-${Date.now()}@example.com`, "Menu Customer");
   await expect(customer).toHaveURL(/\/dashboard$/);
-  await customer
-    .getByRole("banner")
-    .getByRole("button", { name: /Account menu for Menu Customer/ })
-    .click();
-  await expect(customer.getByRole("banner").getByRole("link", { name: "Dashboard" })).toBeVisible();
-  await expect(customer.getByRole("link", { name: "Console" })).toHaveCount(0);
+  await expectNoConsoleLink(customer);
   await customer.goto("/pricing");
-  await customer
-    .getByRole("banner")
-    .getByRole("button", { name: /Account menu for Menu Customer/ })
-    .click();
-  await expect(customer.getByRole("banner").getByRole("link", { name: "Dashboard" })).toBeVisible();
-  await expect(customer.getByRole("link", { name: "Console" })).toHaveCount(0);
+  await expectNoConsoleLink(customer);
   await customer.context().close();
 });
 
