@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import {
   type Answer,
   exampleOf,
@@ -45,6 +46,24 @@ function Example({ label, value }: { label: string; value: unknown }) {
   );
 }
 
+/**
+ * A path that wraps before a slash, never inside a segment (`/license/configurat|ions` in a narrow column):
+ * <wbr> before each "/", and break-words only for a segment wider than the column.
+ */
+function WrappingPath({ path, className }: { path: string; className: string }) {
+  const segments = path.split(/(?=\/)/);
+  return (
+    <code className={`min-w-0 break-words font-mono ${className}`}>
+      {segments.map((segment, index) => (
+        <Fragment key={index}>
+          {index > 0 && <wbr />}
+          {segment}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
+
 /** One declared answer: its status (or "Other failures") and what it means for this operation. */
 function AnswerRow({ answer }: { answer: Answer }) {
   return (
@@ -52,12 +71,12 @@ function AnswerRow({ answer }: { answer: Answer }) {
       <dt className="font-mono text-xs font-semibold leading-5 whitespace-nowrap">{statusLabel(answer.status)}</dt>
       {answer.meaningHtml ? (
         <dd
-          className={`text-xs leading-5 text-fg-muted wrap-anywhere ${MARKDOWN_CLASS} [&_ul]:list-disc [&_ul]:pl-4`}
+          className={`text-xs leading-5 text-fg-muted wrap-anywhere max-sm:mb-1.5 ${MARKDOWN_CLASS} [&_ul]:list-disc [&_ul]:pl-4`}
           // Rendered at build time from the service's own OpenAPI document (openapi.server.ts).
           dangerouslySetInnerHTML={{ __html: answer.meaningHtml }}
         />
       ) : (
-        <dd className="text-xs leading-5 text-fg-muted wrap-anywhere">{statusMeaning(answer)}</dd>
+        <dd className="text-xs leading-5 text-fg-muted wrap-anywhere max-sm:mb-1.5">{statusMeaning(answer)}</dd>
       )}
     </div>
   );
@@ -73,7 +92,7 @@ function OperationCard({ op }: { op: Operation }) {
     >
       <h3 id={`${operationAnchor(op)}-title`} className="flex flex-wrap items-center gap-3">
         <Method method={op.method} />
-        <code className="min-w-0 font-mono text-sm wrap-anywhere">{op.path}</code>
+        <WrappingPath path={op.path} className="text-sm" />
       </h3>
       <p className="mt-2 font-medium">{op.summary}</p>
       {op.descriptionHtml && (
@@ -108,9 +127,10 @@ function OperationCard({ op }: { op: Operation }) {
       )}
       <div className="mt-4">
         <h4 className={headingClass}>Responses</h4>
-        {/* minmax(0,1fr) and wrap-anywhere: a long code (RATE_LIMIT_LICENSE_KEY_PER_MINUTE) wraps on a phone instead of
-            pushing the meanings past the card's edge. */}
-        <dl className="mt-1 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm">
+        {/* On a phone each status sits above its meaning ("Other failures" would take a third of the width); from sm
+            up, side by side. minmax(0,1fr) and wrap-anywhere: a long code (RATE_LIMIT_LICENSE_KEY_PER_MINUTE) wraps
+            instead of pushing the meanings past the card's edge. */}
+        <dl className="mt-1 grid grid-cols-1 gap-x-3 gap-y-1 text-sm sm:grid-cols-[auto_minmax(0,1fr)]">
           {op.responses.map((answer) => (
             <AnswerRow key={answer.status} answer={answer} />
           ))}
@@ -152,9 +172,7 @@ export function ApiReference({ groups }: { groups: OperationGroup[] }) {
                       className="flex items-start gap-2 rounded px-1 py-0.5 text-fg-muted hover:bg-bg-elevated hover:text-fg"
                     >
                       <Method method={op.method} />
-                      <span className="min-w-0 font-mono text-[0.7rem] leading-5 wrap-anywhere">
-                        {op.path.replace(/^\/api/, "")}
-                      </span>
+                      <WrappingPath path={op.path.replace(/^\/api/, "")} className="text-[0.7rem] leading-5" />
                     </a>
                   </li>
                 ))}
