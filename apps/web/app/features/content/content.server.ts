@@ -19,7 +19,9 @@ export function readPageWithSections(kind: ContentKind, slug: string): Promise<R
   if (!page) {
     page = (async () => {
       const { data, body } = readContent(kind, slug);
-      const { html, headings, sections } = await renderMarkdown(expandContentTokens(body, cacheKey));
+      const { html, headings, sections } = await renderMarkdown(expandContentTokens(body, cacheKey), {
+        sections: true,
+      });
       return {
         title: requireString(data, "title", cacheKey),
         description: requireString(data, "description", cacheKey),
@@ -80,6 +82,6 @@ export async function readPost(slug: string): Promise<{ post: BlogPostWithMeta; 
   const post = toPost(slug);
   if (post.comingSoon) return { post, html: "" };
   const { body } = readContent("blog", slug);
-  const { html } = await renderMarkdown(expandContentTokens(body, `blog/${slug}`));
+  const { html } = await renderMarkdown(expandContentTokens(body, `blog/${slug}`), { sections: true });
   return { post, html };
 }
