@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_PATH, checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
-import { prepareBefore } from "./lib/web-before.mjs";
+import { prepareBefore, turn } from "./lib/web-before.mjs";
 import { lighthouseScores } from "./lib/web-lighthouse.mjs";
 import { measureReading, measureScripts, measureTap } from "./lib/web-page-measures.mjs";
 import {
@@ -147,9 +147,6 @@ function median(values) {
 function progress(message) {
   process.stderr.write(`\x1b[36m›\x1b[0m ${message}\n`);
 }
-
-/** The order in which the sites take turn `i`: alternating, so neither always runs on the warmer machine. */
-const turn = (sites, i) => (i % 2 ? [...sites].reverse() : sites);
 
 function summarizeReading(runs) {
   return {

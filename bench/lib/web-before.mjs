@@ -41,3 +41,6 @@ export function prepareBefore(repository, ref, log) {
   writeFileSync(join(root, READY), `${commit}\n`);
   return { commit, root };
 }
+
+/** The order in which the builds take turn `i`: alternating, so neither always runs on the warmer machine. */
+export const turn = (sites, i) => (i % 2 ? [...sites].reverse() : sites);

@@ -1,6 +1,8 @@
 // Measure 4 of bench/web.mjs: Lighthouse mobile (its default: Moto G Power, simulated slow 4G and 4× CPU), median of
 // several runs by performance score, plus one accessibility-only run per page with prefers-color-scheme: dark.
 
+import { turn } from "./web-before.mjs";
+
 /** Chromium's web setting for prefers-color-scheme (0 = dark): Lighthouse itself has no option for it. */
 export const DARK_FLAG = "--blink-settings=preferredColorScheme=0";
 
@@ -84,7 +86,7 @@ export async function lighthouseScores({ bases, paths, runs, chromePath, flags }
     for (const path of paths) {
       const each = Object.fromEntries(keys.map((key) => [key, []]));
       for (let run = 0; run < runs; run++) {
-        for (const key of run % 2 ? [...keys].reverse() : keys) {
+        for (const key of turn(keys, run)) {
           const url = `${bases[key]}${path}`;
           // Lighthouse sometimes fails to record the trace (NO_NAVSTART) on a busy machine: such a run is tried again once.
           let summary = summarize((await lighthouse(url, options(port))).lhr);

@@ -83,9 +83,14 @@ export function printScripts(results, baseline, targets) {
   });
 }
 
+/** The targets that are not a number to stay under, each written once for its column and for the summary. */
+const noSlowerThan = (now, before) => (before == null ? null : now <= before);
+const isPerfect = (score) => score === 100;
+const isNone = (bytes) => bytes === 0;
+const unusedJsBytes = (page) => (page.unusedJs.items ? page.unusedJs.wastedBytes : 0);
+
 /** "No slower than before": only against a build measured in the same run (`paintBaseline`), else no mark. */
-const noSlower = (paintBaseline) =>
-  paintBaseline ? (now, before) => (before == null ? null : now <= before) : undefined;
+const noSlower = (paintBaseline) => (paintBaseline ? noSlowerThan : undefined);
 
 export function printReading(results, baseline, targets, paintBaseline) {
   const { cpuRate, windowMs, readingRuns } = results.settings;
@@ -158,7 +163,7 @@ export function printLighthouse(results, baseline, paintBaseline) {
     now: lh.pages,
     before: baseline?.lighthouse?.pages,
     columns: [
-      { header: "performance = 100", value: (p) => p.performance, format: plain, meets: (now) => now === 100 },
+      { header: "performance = 100", value: (p) => p.performance, format: plain, meets: isPerfect },
       {
         header: paintBaseline ? "FCP, no slower" : "FCP",
         value: (p) => p.fcpMs,
@@ -177,9 +182,9 @@ export function printLighthouse(results, baseline, paintBaseline) {
     columns: [
       {
         header: "unused JS, none",
-        value: (p) => (p.unusedJs.items ? p.unusedJs.wastedBytes : 0),
+        value: unusedJsBytes,
         format: unusedJs,
-        meets: (now) => now === 0,
+        meets: isNone,
       },
       { header: "a11y light", value: (p) => p.accessibility, format: plain },
       { header: "a11y dark", value: (p) => p.accessibilityDark, format: plain },
@@ -204,12 +209,12 @@ export function printTargetSummary(results, targets, paintBaseline) {
     if (page.scripts) checks.push(page.scripts.firstWindow.bytes <= targets.firstWindowJs);
     if (page.reading) checks.push(page.reading.blockingMs <= targets.blockingMs);
     const before = paintBaseline?.pages[path]?.reading?.fcpMs;
-    if (page.reading && before != null) checks.push(page.reading.fcpMs <= before);
+    if (page.reading && before != null) checks.push(noSlowerThan(page.reading.fcpMs, before));
   }
   for (const [path, page] of Object.entries(results.lighthouse?.pages ?? {})) {
-    checks.push(page.performance === 100 && page.unusedJs.items === 0);
+    checks.push(isPerfect(page.performance) && isNone(unusedJsBytes(page)));
     const before = paintBaseline?.lighthouse?.pages[path]?.fcpMs;
-    if (before != null) checks.push(page.fcpMs <= before);
+    if (before != null) checks.push(noSlowerThan(page.fcpMs, before));
   }
   for (const tap of Object.values(results.taps)) checks.push(tap.medianMs != null && tap.medianMs <= targets.tapMs);
   console.log(`\nTargets met: ${checks.filter(Boolean).length} of ${checks.length}.`);
