@@ -62,15 +62,22 @@ test("the dashboard shows devices and running executions live; a second executio
   expect((await app.end("grace-laptop", execution.id)).ok()).toBe(true);
   await expect(running.getByTestId("running-count")).toHaveText("0 of 1");
 
-  // The owner ends a running execution from the dashboard; its app hears it at its next heartbeat.
+  // The owner ends a running execution from the dashboard: it says "Stopping on …" — the slot still taken, nothing
+  // else may start — until the app has stopped and said so (decision 0052); then it is gone.
   const again = (await (await app.start("grace-desktop", "batch-run")).json()).data.execution as { id: string };
   await expect(running.getByTestId("running-count")).toHaveText("1 of 1");
   await running.getByRole("button", { name: "End the execution on Grace's desktop" }).click();
   await running.getByRole("button", { name: "End execution" }).click();
-  await expect(running.getByTestId("running-count")).toHaveText("0 of 1");
+  await expect(running.getByRole("status").filter({ hasText: "Stopping on Grace's desktop…" })).toBeVisible();
+  await expect(running.getByTestId("running-count")).toHaveText("1 of 1");
+  await expect(running.getByRole("button")).toHaveCount(0);
+  expect((await app.start("grace-laptop")).status()).toBe(409);
   const heard = await app.heartbeat("grace-desktop", again.id);
   expect(heard.status()).toBe(410);
-  expect((await heard.json()).code).toBe("EXECUTION_ENDED");
+  expect(await heard.json()).toMatchObject({ code: "EXECUTION_ENDED", end_reason: "ended_by_owner" });
+  expect((await app.end("grace-desktop", again.id)).ok()).toBe(true);
+  await expect(running.getByTestId("running-count")).toHaveText("0 of 1");
+  await expect(running).toContainText("Nothing is running.");
 });
 
 test("without the event stream the dashboard says live updates are paused, and refresh still works", async ({

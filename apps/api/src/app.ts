@@ -24,12 +24,13 @@ import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/ide
 import { registerAuthRoutes } from "./modules/auth/routes";
 import { AuthService } from "./modules/auth/service";
 import { CustomerLicenses } from "./modules/licenses/customer-licenses";
-import { runningExecutionCount } from "./modules/licenses/execution-queries";
+import { ExecutionWatches } from "./modules/licenses/execution-watches";
 import { ExecutionsService } from "./modules/licenses/executions-service";
 import { LicenseCache } from "./modules/licenses/license-cache";
 import { LicenseInvalidation } from "./modules/licenses/license-invalidation";
 import { LicensingService } from "./modules/licenses/licensing-service";
 import { registerLicensingRoutes } from "./modules/licenses/routes";
+import { heldExecutionCount } from "./modules/licenses/seats/execution-leases";
 import { createLicenseSigner } from "./modules/licenses/signing";
 import { CustomerEventHub } from "./modules/live/customer-events";
 import { registerLiveEventRoutes } from "./modules/live/routes";
@@ -52,6 +53,7 @@ declare module "fastify" {
     auth: AuthService;
     licensing: LicensingService;
     liveEvents: CustomerEventHub;
+    executionWatches: ExecutionWatches;
     jobs: JobScheduler;
     lifecycle: Lifecycle;
     outbox: OutboxRunner;
@@ -108,6 +110,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     // While draining after SIGTERM, requests already on an open connection are served (with Connection: close),
     // not refused: a load balancer cannot retry a refused POST safely.
     return503OnClosing: false,
+    // app.close() comes after the server entry has drained every connection (server.ts, connection-drain.ts): what is
+    // left then — in tests, a connection a client opened and never used — must not hold the close open.
+    forceCloseConnections: true,
     // nginx sends its $request_id (deploy/nginx.conf.template): the same id in its log and ours. Anything that
     // does not look like an id is replaced.
     genReqId: (request) => {
@@ -130,8 +135,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // connection: clients reconnect, and find another instance.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
-    if (lifecycle.draining) reply.header("connection", "close");
     done();
+  });
+  // Decided when the answer leaves, not when the request came: a request held across the start of a drain (a watch)
+  // closes its connection too.
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (lifecycle.draining) reply.header("connection", "close");
+    done(null, payload);
   });
 
   // loadConfig refuses these already; a Config built some other way is held to the same rules (exposure.ts).
@@ -171,7 +181,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     cache: () => licensingForMetrics?.cache.stats ?? { hits: 0, misses: 0 },
     redisCircuit: () => (redis ? redisGate.breaker.state : null),
     changeChannels: () => invalidationForReadiness?.channels() ?? { postgres: "off", redis: "off" },
-    runningExecutions: () => runningExecutionCount(database.db, new Date()),
+    runningExecutions: () => heldExecutionCount(database.db, new Date()),
     liveStreams: () => liveEventsForMetrics?.size ?? 0,
   });
   await registerOpenApi(app, { publicOrigin: config.publicOrigin });
@@ -291,14 +301,18 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   licensingForMetrics = licensing;
   const customers = new CustomerLicenses(
     database.db,
+    licensing.seats,
     (licenseKey) => licensing.changed(licenseKey),
     () => licensing.recorder.flush(),
     (customerId) => invalidation.ownerChanged(customerId),
   );
+  const executionWatches = new ExecutionWatches(invalidation);
+  app.decorate("executionWatches", executionWatches);
   const executions = new ExecutionsService(
     database.db,
     licensing,
-    (licenseKey) => licensing.changed(licenseKey),
+    licensing.seats,
+    executionWatches,
     metrics.executionRefused,
   );
   // A flush wrote machines' last-seen times: live dashboards of those licenses refresh (decision 0048).
@@ -315,16 +329,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     db: database.db,
     auth,
     roles: adminRoles,
-    admin: new AdminService(
-      database.db,
-      (licenseKey) => licensing.changed(licenseKey),
-      () => licensing.changeVisibleWithinSeconds(),
-    ),
+    admin: new AdminService(database.db, licensing.seats, () => licensing.changeVisibleWithinSeconds()),
     webhooks: new WebhookAdmin(database.db, secret, urlPolicy),
     executions,
     privacy: new PrivacyRequests(
       database.db,
-      (licenseKey) => licensing.changed(licenseKey),
+      licensing.seats,
       () => licensing.changeVisibleWithinSeconds(),
       (email) => adminRoles.isAdmin(email),
       () => licensing.recorder.flush(),
@@ -359,16 +369,19 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Methods `all` does not cover (PROPFIND, MKCOL…) reach the not-found handler: the same JSON.
   app.setNotFoundHandler(notFound);
 
-  const jobs = new JobScheduler(
-    database.db,
-    [retentionJob, cullingJob((licenseKey) => licensing.changed(licenseKey))],
-    app.log,
-  );
+  const jobs = new JobScheduler(database.db, [retentionJob, cullingJob(licensing.seats)], app.log);
   app.decorate("jobs", jobs);
   if (config.backgroundJobs) {
     jobs.start();
     outboxRunner.start();
   }
+
+  // Held watches would hold the close for their whole wait: answer them first, closing their connections (their apps
+  // ask another instance).
+  app.addHook("preClose", async () => {
+    lifecycle.draining = true;
+    executionWatches.releaseAll();
+  });
 
   // Shutdown order, in one place: Fastify runs onClose hooks in reverse registration order, and only after the
   // server has stopped accepting and every in-flight request has been answered. Then: no new background work,
@@ -376,6 +389,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     lifecycle.draining = true;
     liveEvents.closeAll();
+    executionWatches.releaseAll();
     await jobs.stop();
     await outboxRunner.stop();
     mail.close();

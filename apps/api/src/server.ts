@@ -36,6 +36,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     app.lifecycle.draining = true;
     // Live event streams never finish on their own: end them now, and their browsers reconnect elsewhere.
     app.liveEvents.closeAll();
+    // Held watches are answered now: their apps ask again, and reach another instance.
+    app.executionWatches.releaseAll();
     app.log.info({ signal, connections: connections.open }, "shutting down: draining connections");
     connections
       .drain({ idleGraceMs: DRAIN_IDLE_GRACE_MS, timeoutMs: config.shutdownTimeoutMs })

@@ -152,7 +152,7 @@ describe("executions in the customer detail, and an admin's forced end", () => {
     );
   });
 
-  it("an admin ends a running execution with a reason: the slot is free, the app hears it, the audit log keeps it", async () => {
+  it("an admin ends a running execution with a reason: it stops, the app hears it, the slot frees once it has stopped, the audit log keeps it", async () => {
     const { key } = await licensedCustomer(app, "adm-exec-end");
     await api.bind(key, "end-a", "Build box");
     await api.bind(key, "end-b");
@@ -163,12 +163,19 @@ describe("executions in the customer detail, and an admin's forced end", () => {
     expect(answer.statusCode, answer.body).toBe(200);
     expect(answer.json()).toMatchObject({
       success: true,
-      data: { ended: true, end_reason: "ended_by_admin", ended_at: expect.any(String) },
+      data: { status: "stopping", end_reason: "ended_by_admin", ended_at: null, holds_slot_until: expect.any(String) },
+    });
+    // Until its app has stopped, the slot stays taken: no second agent runs meanwhile.
+    expect((await api.start(key, "end-b")).statusCode).toBe(409);
+    expect((await executionsOf(key)).list.find((row: { id: string }) => row.id === id)).toMatchObject({
+      status: "stopping",
+      end_reason: "ended_by_admin",
     });
 
     const heard = await api.heartbeat(key, "end-a", id);
     expect(heard.statusCode).toBe(410);
     expect(heard.json().code).toBe(EXECUTION_CODES.ended);
+    await api.end(key, "end-a", id);
     expect((await api.start(key, "end-b")).statusCode).toBe(200);
 
     expect(await auditRows(id)).toEqual([
@@ -177,7 +184,7 @@ describe("executions in the customer detail, and an admin's forced end", () => {
         actor_type: "admin",
         actor_email: ADMIN,
         reason: "Stuck since Monday, customer asked",
-        after: { status: "ended", end_reason: "ended_by_admin" },
+        after: { status: "stopping", end_reason: "ended_by_admin" },
       },
     ]);
     // The owner sees it as support's doing, with the reason.
@@ -190,7 +197,7 @@ describe("executions in the customer detail, and an admin's forced end", () => {
     // Again: nothing changes, it answers how it ended, and no second audit row.
     const again = await forceEnd(key, id, { reason: "double click" });
     expect(again.statusCode).toBe(200);
-    expect(again.json().data).toMatchObject({ end_reason: "ended_by_admin", ended_at: answer.json().data.ended_at });
+    expect(again.json().data).toMatchObject({ status: "ended", end_reason: "ended_by_admin" });
     expect(await auditRows(id)).toHaveLength(1);
   });
 

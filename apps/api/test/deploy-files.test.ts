@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { EXECUTION_RULES } from "@flotilla/contracts/executions";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { CONFIG_VARIABLES, loadConfig } from "../src/config";
@@ -80,8 +81,12 @@ describe("deploy/", () => {
     expect(rendered).toContain("server api1:3000");
     // A POST that was sent is repeated on another instance only where repeating is harmless (decision 0037).
     const retries = [...rendered.matchAll(/proxy_next_upstream ([^;]*);/g)].map((match) => match[1]);
-    expect(retries).toEqual(["error timeout", "error timeout non_idempotent"]);
+    expect(retries).toEqual(["error timeout", "error timeout non_idempotent", "error timeout non_idempotent"]);
     expect(rendered).toMatch(/location ~ \^\/api\/license\/\(validate\|heartbeat\)\$ \{[^}]*non_idempotent;/);
+    // An execution watch is held up to its hold by the instance: its read timeout outlasts that (decision 0052).
+    const watch = /location = \/api\/license\/executions\/watch \{([^}]*)\}/.exec(rendered)?.[1] ?? "";
+    expect(watch).toContain("non_idempotent;");
+    expect(Number(/proxy_read_timeout (\d+)s;/.exec(watch)?.[1])).toBeGreaterThan(EXECUTION_RULES.watchHoldSeconds + 5);
     expect(rendered).toContain("proxy_read_timeout 10s;");
     expect(rendered).toContain("proxy_set_header X-Request-Id $request_id;");
     // The live dashboard's event stream: each event passed on as it comes, and a read timeout that its pings keep

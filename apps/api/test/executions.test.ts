@@ -142,7 +142,7 @@ describe("execution leases on a free license (one concurrent execution)", () => 
     const a = (await start(key, "sweep-a", "batch-run")).json().data.execution;
     await age(a.id, executionExpiresAfterSeconds() + EXECUTION_RULES.revivalWindowSeconds + 5);
     const before = (await dashboard(token)).usage_analytics.total_executions;
-    const job = cullingJob((licenseKey) => app.licensing.changed(licenseKey));
+    const job = cullingJob(app.licensing.seats);
     const outcome = await app.jobs.runNow(job);
     expect(outcome?.ran).toBe(true);
     expect((await dashboard(token)).usage_analytics.total_executions).toBe(before + 1);
@@ -151,7 +151,7 @@ describe("execution leases on a free license (one concurrent execution)", () => 
     expect((await heartbeat(key, "sweep-a", a.id)).statusCode).toBe(410);
   });
 
-  it("a removed machine frees its executions at once", async () => {
+  it("a removed machine's executions stop with its slot, and hold the execution slot until its app has stopped", async () => {
     const { token, key } = await licensedCustomer(app, "exec-removed");
     await bind(key, "removed-a");
     await bind(key, "removed-b");
@@ -163,8 +163,17 @@ describe("execution leases on a free license (one concurrent execution)", () => 
       headers: bearer(token),
     });
     expect(removed.statusCode).toBe(200);
+    // Its app is told at its next heartbeat (and at once through its watch); until it has stopped, nothing new runs.
+    const told = await heartbeat(key, "removed-a", a.id);
+    expect(told.statusCode).toBe(410);
+    expect(told.json()).toMatchObject({ code: EXECUTION_CODES.ended, end_reason: "machine_released" });
+    const refused = await start(key, "removed-b");
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().running).toEqual([expect.objectContaining({ stopping: true })]);
+    // The app has stopped: it ends the lease (its machine no longer holds a slot, the lease is still its own).
+    const ended = await end(key, "removed-a", a.id);
+    expect(ended.json().data).toMatchObject({ ended: true, end_reason: "machine_released" });
     expect((await start(key, "removed-b")).statusCode).toBe(200);
-    expect((await heartbeat(key, "removed-a", a.id)).statusCode).toBe(403);
   });
 
   it("the owner ends a running execution; its app hears it at its next heartbeat; nobody else can", async () => {
@@ -192,9 +201,24 @@ describe("execution leases on a free license (one concurrent execution)", () => 
       headers: bearer(owner.token),
     });
     expect(ended.statusCode).toBe(200);
-    expect(ended.json().data.end_reason).toBe("ended_by_owner");
+    expect(ended.json().data).toMatchObject({ status: "stopping", end_reason: "ended_by_owner", ended_at: null });
+    expect(ended.json().data.holds_slot_until).toBe(a.expires_at);
+    // The dashboard tells the truth: stopping, still holding its slot, until the app has stopped.
+    const shown = (await dashboard(owner.token)).licenses[0].executions.running;
+    expect(shown).toEqual([expect.objectContaining({ id: a.id, status: "stopping", stop_reason: "ended_by_owner" })]);
     expect((await heartbeat(owner.key, "owner-a", a.id)).json().code).toBe(EXECUTION_CODES.ended);
     expect(await auditTypes(owner.key)).toContain("execution.ended");
+    // Asked again: still stopping, nothing new recorded.
+    const again = await app.inject({
+      method: "DELETE",
+      url: `/api/customer/licenses/${owner.key}/executions/${a.id}`,
+      headers: bearer(owner.token),
+    });
+    expect(again.json().data.status).toBe("stopping");
+    expect((await auditTypes(owner.key)).filter((type) => type === "execution.ended")).toHaveLength(1);
+    // The app has stopped and says so: the slot is free and nothing is shown running.
+    expect((await end(owner.key, "owner-a", a.id)).json().data.end_reason).toBe("ended_by_owner");
+    expect((await dashboard(owner.token)).licenses[0].executions.running).toEqual([]);
   });
 
   it("a lease belongs to its license and machine: another key or machine cannot touch it", async () => {

@@ -18,6 +18,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { setStatus } from "./helpers/license-status";
 import { allowOfflineFiles } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
@@ -257,8 +258,7 @@ describe("seats, files and signed answers through the SDK", () => {
     const client = new LicenseClient({ baseUrl, trustedKeys: pinned, fetch: proxy, retries: 0 });
     expect((await client.validate({ license_key: key, machine_id: "proxied" })).code).toBe("VALID");
     await app.inject({ method: "POST", url: "/api/license/validate", payload: { license_key: key, machine_id: "x" } });
-    const { setLicenseStatus } = await import("../src/modules/licenses/queries");
-    await setLicenseStatus(app.database.db, key, "suspended", new Date());
+    await setStatus(app, key, "suspended");
     await app.licensing.changed(key);
     mode = "forge";
     await expect(client.validate({ license_key: key, machine_id: "proxied" })).rejects.toBeInstanceOf(
@@ -383,7 +383,7 @@ describe("execution leases through the SDK (decision 0048)", () => {
     expect((await dashboard(headers)).usage_analytics.total_executions).toBe(before + 2);
   });
 
-  it("an execution its owner ends from the dashboard aborts its signal at the next heartbeat", async () => {
+  it("an execution its owner ends from the dashboard aborts its signal within a second (its watch), then ends as stopped", async () => {
     const { key, headers } = await freshLicense("sdk-executions-owner@example.com");
     const manager = managerFor("sdk-exec-owner");
     await manager.activate(key);
@@ -394,10 +394,22 @@ describe("execution leases through the SDK (decision 0048)", () => {
       headers,
     });
     expect(ended.statusCode).toBe(200);
+    const endedAt = Date.now();
+    await new Promise<void>((resolve) =>
+      execution.signal.aborted
+        ? resolve()
+        : execution.signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
+    expect(Date.now() - endedAt).toBeLessThan(1_000);
+    expect(execution.signal.reason).toMatchObject({ code: "EXECUTION_ENDED" });
+    expect((execution.signal.reason as Error).message).toContain("owner");
     await expect(execution.heartbeat()).rejects.toBeInstanceOf(ExecutionEndedError);
-    expect(execution.signal.aborted).toBe(true);
-    expect(execution.signal.reason).toMatchObject({ code: "EXECUTION_ENDED", status: 410 });
+    // Until the app says it has stopped, the slot is held; then it is free.
+    expect((await dashboard(headers)).licenses[0].executions.running).toEqual([
+      expect.objectContaining({ id: execution.id, status: "stopping" }),
+    ]);
     expect(await execution.end()).toMatchObject({ confirmed: true, endReason: "ended_by_owner" });
+    expect((await dashboard(headers)).licenses[0].executions.running).toEqual([]);
   });
 });
 
@@ -442,14 +454,13 @@ describe("the example desktop app (packages/license-client/examples/node-app)", 
     expect(lines.some((line) => line.startsWith("agent running (online"))).toBe(true);
     await other.quit({ release: true });
 
-    const { setLicenseStatus } = await import("../src/modules/licenses/queries");
-    await setLicenseStatus(app.database.db, key, "suspended", new Date());
+    await setStatus(app, key, "suspended");
     await app.licensing.changed(key);
     await desktop.session.beat();
     expect(desktop.events.at(-1)).toMatch(/^license not valid: SUSPENDED/);
     expect(desktop.agentSlots()).toBe(0);
 
-    await setLicenseStatus(app.database.db, key, "active", new Date());
+    await setStatus(app, key, "active");
     await app.licensing.changed(key);
     await desktop.session.beat();
     await desktop.quit({ release: true });

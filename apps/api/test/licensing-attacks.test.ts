@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retentionJob } from "../src/jobs/retention";
 import { advisoryLockId, runExclusively } from "../src/jobs/scheduler";
 import { AttemptRecorder, REFUSED_MACHINES_NAMED_PER_DAY } from "../src/modules/licenses/attempt-recorder";
-import { setLicenseStatus } from "../src/modules/licenses/queries";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { setStatus } from "./helpers/license-status";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp, onPostgres } from "./helpers/test-app";
 
@@ -39,7 +39,7 @@ describe("no stale VALID, whatever the client replays", () => {
     const body = { license_key: key, machine_id: "desktop-replay" };
     const headers = { "idempotency-key": "replay-0001-replay" };
     expect((await validate(body, headers)).json().data).toMatchObject({ valid: true, code: "VALID" });
-    await setLicenseStatus(app.database.db, key, "suspended", new Date());
+    await setStatus(app, key, "suspended");
     app.licensing.cache.invalidate(key);
     const replay = (await validate(body, headers)).json().data;
     expect(replay).toMatchObject({ valid: false, code: "SUSPENDED", token: null });
@@ -344,8 +344,8 @@ describe("input that disguises itself, or is not what it claims", () => {
     await app.database.db.execute(
       sql`update licenses set expires_at = ${end.toISOString()} where license_key = ${key}`,
     );
-    await setLicenseStatus(app.database.db, key, "suspended", new Date());
-    const reactivated = await setLicenseStatus(app.database.db, key, "active", new Date());
+    await setStatus(app, key, "suspended");
+    const reactivated = await setStatus(app, key, "active");
     expect(reactivated!.expiresAt?.toISOString()).toBe(end.toISOString());
   });
 });

@@ -11,7 +11,7 @@ import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setLicenseStatus } from "../src/modules/licenses/queries";
+import { setStatus } from "./helpers/license-status";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
@@ -81,7 +81,7 @@ describe("a rotated key during its grace", () => {
 
     // The license is suspended: the old key must not keep minting tokens from a cached "active".
     expect((await validate(oldKey, "grace-b")).json().data.code).toBe("VALID");
-    await setLicenseStatus(app.database.db, newKey, "suspended", new Date());
+    await setStatus(app, newKey, "suspended");
     await app.licensing.changed(newKey);
     expect((await validate(oldKey, "grace-b")).json().data).toMatchObject({ valid: false, code: "SUSPENDED" });
   });

@@ -1,10 +1,11 @@
 /**
- * Model-based concurrency test of seats (launch review 2, first root). fast-check draws runs of rounds; each round
- * fires a handful of the operations that change who holds a slot at once, over real sockets, from several
- * connections: validate (bind, revive), heartbeat, culling, the app's deactivation, checkout and offline activation
- * (license files), the owner's removal, revocation, restore, key rotation and license-file consent, and admin
- * actions (suspend, reactivate, device limit, revocation). After every round the invariants are checked against the
- * database and the answers:
+ * Model-based concurrency test of seats and executions (launch reviews 2 and 3: one home per invariant). fast-check
+ * draws runs of rounds; each round fires a handful of the operations that change who holds a machine slot or an
+ * execution slot at once, over real sockets, from several connections: validate (bind, revive), heartbeat, culling,
+ * the app's deactivation, checkout and offline activation (license files), the owner's removal, revocation, restore,
+ * key rotation and license-file consent, admin actions (suspend, reactivate, device limit, tier, revocation), and
+ * executions: starts, heartbeats, the app's end, the owner's and an admin's stop, a tier change that lowers the limit,
+ * and time passing over a lease. After every round the invariants are checked against the database and the answers:
  *
  *   1. slots in use ≤ max_machines, and a license with machines has exactly one primary;
  *   2. every machine holding a working license file holds a slot (its lease reaches the file's end), unless it was
@@ -13,7 +14,13 @@
  *   4. the deactivation (5) and activation (10) caps per 24 hours hold; the owner's revoked working files never
  *      exceed one per slot;
  *   5. the audit log has a row for every change: binds, revivals, deactivations, culls, files, removals,
- *      revocations, restores, rotations, consent and admin changes.
+ *      revocations, restores, rotations, consent, admin changes and stopped executions;
+ *   6. running executions ≤ the license's limit at every instant a machine could observe: after each round, the
+ *      license's running executions as any machine lists them (without changing anything), and in the database the
+ *      leases that are running (not stopped, ended or expired), never outnumber the limit; at the end of a run, every
+ *      machine heartbeats each lease it holds, one at a time, and no more of them than the limit are answered 200;
+ *   7. no running lease belongs to a machine without a slot, nor to an earlier binding of its machine (machine_ref);
+ *   8. a lease its app was told is over (410) is never answered 200 again: nothing revives a stopped lease.
  *
  * On PGlite (one statement at a time) it runs a few rounds; on PostgreSQL (api-postgres, CI) it runs with a fixed
  * seed in `npm test`, and `npm run test:stress` runs many more with a random seed. A failure prints the seed and
@@ -21,6 +28,7 @@
  */
 import { randomInt } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { EXECUTION_RULES, executionExpiresAfterSeconds } from "@flotilla/contracts/executions";
 import { revokedFilesAllowed, SEAT_RULES } from "@flotilla/contracts/seats";
 import { TIERS } from "@flotilla/contracts/tiers";
 import { sql } from "drizzle-orm";
@@ -46,6 +54,8 @@ const MACHINES = ["m0", "m1", "m2", "m3", "m4"] as const;
 /** Culling as if this much later: every machine without a working file has been silent past its window. */
 const CULL_AHEAD_MS = (TIERS.free.heartbeatIntervalSeconds + SEAT_RULES.driftAllowanceSeconds + 60) * 1000;
 const DAY_MS = 86_400_000;
+/** A lease aged this far is past its expiry and its revival window: over for good. */
+const LEASE_GONE_SECONDS = executionExpiresAfterSeconds() + EXECUTION_RULES.revivalWindowSeconds + 1;
 const ADMIN = "model.admin@example.com";
 
 type Machine = (typeof MACHINES)[number];
@@ -54,7 +64,13 @@ type Op =
   | { kind: "remove" | "revoke" | "restore" | "adminRevoke"; machine: Machine }
   | { kind: "cull" | "rotate" | "suspend" | "reactivate" }
   | { kind: "files"; allowed: boolean }
-  | { kind: "limit"; max: number };
+  | { kind: "limit"; max: number }
+  | { kind: "tier"; tier: "free" | "plus" }
+  /** The app validates (binding its machine if it may), then starts an execution. */
+  | { kind: "start"; machine: Machine }
+  /** On the n-th lease started so far (modulo their number): its own machine heartbeats or ends it, or it ages. */
+  | { kind: "execHeartbeat" | "execEnd" | "ownerStop" | "adminStop"; lease: number }
+  | { kind: "age"; lease: number; seconds: number };
 
 const anyMachine = fc.constantFrom(...MACHINES);
 /** The operations, on machines drawn from `machineArb`. */
@@ -75,6 +91,21 @@ const opsOn = (machineArb: fc.Arbitrary<Machine>): fc.Arbitrary<Op> =>
     { weight: 2, arbitrary: fc.constant({ kind: "reactivate" as const }) },
     { weight: 2, arbitrary: fc.boolean().map((allowed) => ({ kind: "files" as const, allowed })) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 5 }).map((max) => ({ kind: "limit" as const, max })) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom("free" as const, "plus" as const).map((tier) => ({ kind: "tier" as const, tier })),
+    },
+    { weight: 5, arbitrary: machineArb.map((machine) => ({ kind: "start" as const, machine })) },
+    ...(["execHeartbeat", "execEnd", "ownerStop", "adminStop"] as const).map((kind) => ({
+      weight: kind === "execHeartbeat" ? 4 : 2,
+      arbitrary: fc.nat(20).map((lease) => ({ kind, lease })),
+    })),
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.nat(20), fc.constantFrom(executionExpiresAfterSeconds() + 1, LEASE_GONE_SECONDS))
+        .map(([lease, seconds]) => ({ kind: "age" as const, lease, seconds })),
+    },
   );
 const runArb = fc.record({
   /** Whether the owner allowed license files before the first round (mostly: files are where seats multiplied). */
@@ -101,6 +132,8 @@ const runArb = fc.record({
 
 interface Outcome {
   op: Op;
+  /** The lease an execution operation acted on (its id and machine), when there was one. */
+  lease?: Lease;
   status: number;
   /** The licensing code of a desktop answer (VALID, MACHINE_REMOVED…) or the error code. */
   code: string | null;
@@ -108,6 +141,14 @@ interface Outcome {
   fileUntil: Date | null;
   /** The new key, after a rotation. */
   newKey?: string;
+  /** A started lease; and how a stop answered (the reason it gives). */
+  started?: Lease;
+  endReason?: string;
+}
+
+interface Lease {
+  id: string;
+  machine: Machine;
 }
 
 let app: FastifyInstance;
@@ -138,13 +179,43 @@ async function call(method: string, path: string, body?: unknown, token?: string
 }
 
 /** One operation, as the app, the owner or an admin sends it; every answer is recorded, none is asserted here. */
-async function perform(op: Op, key: string, owner: string): Promise<Outcome> {
+async function perform(op: Op, key: string, owner: string, leases: Lease[]): Promise<Outcome> {
   const desktop = (path: string, machine: string, extra: Record<string, unknown> = {}) =>
     call("POST", path, { license_key: key, machine_id: machine, ...extra });
   const machines = `/api/license/machines/${key}`;
   const actions = `/api/admin/licenses/${key}/actions`;
+  const lease = "lease" in op && leases.length > 0 ? leases[op.lease % leases.length] : undefined;
   const answer = await (async () => {
     switch (op.kind) {
+      case "start":
+        // As an app does when it launches a task: make sure of its license (validate: binds the machine again if it
+        // lost its slot), then start.
+        await desktop("/api/license/validate", op.machine);
+        return desktop("/api/license/executions", op.machine);
+      case "execHeartbeat":
+      case "execEnd":
+        if (!lease) return { status: 0, json: {} };
+        return desktop(
+          `/api/license/executions/${lease.id}/${op.kind === "execEnd" ? "end" : "heartbeat"}`,
+          lease.machine,
+        );
+      case "ownerStop":
+        if (!lease) return { status: 0, json: {} };
+        return call("DELETE", `/api/customer/licenses/${key}/executions/${lease.id}`, undefined, owner);
+      case "adminStop":
+        if (!lease) return { status: 0, json: {} };
+        return call("POST", `/api/admin/licenses/${key}/executions/${lease.id}/end`, { reason: "model test" }, admin);
+      case "age":
+        if (!lease) return { status: 0, json: {} };
+        await app.database.db.execute(sql`
+          update execution_leases set started_at = started_at - make_interval(secs => ${op.seconds}),
+            last_heartbeat_at = last_heartbeat_at - make_interval(secs => ${op.seconds}),
+            expires_at = expires_at - make_interval(secs => ${op.seconds})
+          where id = ${lease.id}`);
+        return { status: 200, json: {} };
+      case "tier":
+        // The device limit stays: a tier change that only lowers the execution limit is what this explores.
+        return call("POST", actions, { action: "change", tier: op.tier, max_machines: 5, reason: "model test" }, admin);
       case "validate":
         return desktop("/api/license/validate", op.machine);
       case "heartbeat":
@@ -186,7 +257,7 @@ async function perform(op: Op, key: string, owner: string): Promise<Outcome> {
       case "limit":
         return call("POST", actions, { action: "change", max_machines: op.max, reason: "model test" }, admin);
       case "cull": {
-        const job = cullingJob((licenseKey) => app.licensing.changed(licenseKey));
+        const job = cullingJob(app.licensing.seats);
         const outcome = await runExclusively(app.database.db, job, new Date(Date.now() + CULL_AHEAD_MS));
         return { status: outcome.ran ? 200 : 409, json: {} };
       }
@@ -194,8 +265,14 @@ async function perform(op: Op, key: string, owner: string): Promise<Outcome> {
   })();
   const data = answer.json.data;
   const file = data?.license_file?.expires_at;
+  const execution = (data as { execution?: { id: string } } | undefined)?.execution;
   return {
     op,
+    ...(lease ? { lease } : {}),
+    ...(op.kind === "start" && answer.status === 200 && execution
+      ? { started: { id: execution.id, machine: op.machine } }
+      : {}),
+    ...(typeof data?.end_reason === "string" ? { endReason: data.end_reason } : {}),
     status: answer.status,
     code: (data?.code as string | undefined) ?? (answer.json.code as string | undefined) ?? null,
     fileUntil: file ? new Date(file) : null,
@@ -277,6 +354,53 @@ async function checkInvariants(
   expect(ownerHeld, "owner's revoked working files").toBeLessThanOrEqual(revokedFilesAllowed(maxSeen));
 }
 
+/** 6–8: executions as their machines observe them, and the lease rule in the database. `told` holds leases answered 410. */
+async function checkExecutions(licenseId: string, key: string, told: Set<string>, round: Outcome[]) {
+  const [license] = await rows<{ tier: keyof typeof TIERS }>(sql`select tier from licenses where id = ${licenseId}`);
+  const limit = TIERS[license!.tier].features.maxConcurrentExecutions;
+  // 8. Told it is over before this round: never answered 200 in it.
+  for (const outcome of round) {
+    if (outcome.op.kind !== "execHeartbeat" || !outcome.lease) continue;
+    if (told.has(outcome.lease.id)) {
+      expect(outcome.status, `lease ${outcome.lease.id} was told it is over, then kept alive`).not.toBe(200);
+    }
+  }
+  for (const outcome of round) if (outcome.lease && outcome.status === 410) told.add(outcome.lease.id);
+  // 6 and 7, in the database: running leases within the limit, each on the binding that holds its slot.
+  const running = await rows<{ id: string; machine_id: string; slot_machine: string | null }>(sql`
+    select e.id, e.machine_id, m.machine_id as slot_machine from execution_leases e
+    left join machines m on m.id = e.machine_ref and m.status = 'active'
+    where e.license_id = ${licenseId} and e.ended_at is null and e.stop_requested_at is null
+      and e.expires_at > clock_timestamp()`);
+  if (limit !== null) expect(running.length, "running executions ≤ the limit").toBeLessThanOrEqual(limit);
+  for (const lease of running) {
+    expect(lease.slot_machine, `running lease ${lease.id} on a machine without a slot`).toBe(lease.machine_id);
+  }
+  // 6, as any machine sees it without changing anything: the license's running executions (the CLI's list).
+  const listed = await call("POST", "/api/license/executions/running", { license_key: key, machine_id: MACHINES[0] });
+  const runningListed = ((listed.json.data?.running ?? []) as { stopping?: boolean }[]).filter(
+    (lease) => !lease.stopping,
+  );
+  if (limit !== null) expect(runningListed.length, "executions listed running ≤ the limit").toBeLessThanOrEqual(limit);
+}
+
+/** 6, at the end of a run: every machine heartbeats each lease it holds, one at a time; at most the limit stay running. */
+async function probeByHeartbeats(licenseId: string, key: string, leases: Lease[], told: Set<string>) {
+  const [license] = await rows<{ tier: keyof typeof TIERS }>(sql`select tier from licenses where id = ${licenseId}`);
+  const limit = TIERS[license!.tier].features.maxConcurrentExecutions;
+  let observed = 0;
+  for (const lease of leases) {
+    const answer = await call("POST", `/api/license/executions/${lease.id}/heartbeat`, {
+      license_key: key,
+      machine_id: lease.machine,
+    });
+    if (told.has(lease.id))
+      expect(answer.status, `lease ${lease.id} was told it is over, then kept alive`).not.toBe(200);
+    if (answer.status === 200) observed += 1;
+  }
+  if (limit !== null) expect(observed, "executions machines observe running ≤ the limit").toBeLessThanOrEqual(limit);
+}
+
 /** 5. Every change has its audit row: counted from the machine events and from the answers of the whole run. */
 async function checkAudit(licenseId: string, all: Outcome[], filesAllowedFirst: boolean) {
   const audit = new Map(
@@ -305,8 +429,20 @@ async function checkAudit(licenseId: string, all: Outcome[], filesAllowedFirst: 
   expect(count("machine.restored"), "restores").toBe(succeeded("restore"));
   expect(count("license.key_rotated"), "rotations").toBe(succeeded("rotate"));
   expect(count("license.status_changed") + count("license.updated"), "admin changes").toBe(
-    succeeded("suspend", "reactivate", "limit"),
+    succeeded("suspend", "reactivate", "limit", "tier"),
   );
+  // Each execution stopped by its owner or an admin, once, whoever asked how often.
+  const stopped = new Set(
+    all
+      .filter(
+        (o) =>
+          (o.op.kind === "ownerStop" || o.op.kind === "adminStop") &&
+          o.status === 200 &&
+          (o.endReason === "ended_by_owner" || o.endReason === "ended_by_admin"),
+      )
+      .map((o) => o.lease!.id),
+  );
+  expect(count("execution.ended"), "stopped executions").toBe(stopped.size);
   // The owner's first consent (before the rounds) is a change too; a repeated setting changes nothing.
   expect(count("license.offline_files_changed"), "consent changes").toBeLessThanOrEqual(
     succeeded("files") + (filesAllowedFirst ? 1 : 0),
@@ -335,10 +471,12 @@ describe(`seats under concurrent changes, model-based (seed ${SEED}, ${RUNS} run
         )) as [{ id: string }];
         const files = new Map<string, Date>();
         const all: Outcome[] = [];
+        const leases: Lease[] = [];
+        const told = new Set<string>();
         let maxSeen: number = TIERS.free.maxMachines;
         for (const ops of plan) {
           const removedBefore = await removedMachines(licenseId);
-          const round = await Promise.all(ops.map((op) => perform(op, key, owner)));
+          const round = await Promise.all(ops.map((op) => perform(op, key, owner, leases)));
           all.push(...round);
           for (const outcome of round) {
             count(outcome);
@@ -350,7 +488,10 @@ describe(`seats under concurrent changes, model-based (seed ${SEED}, ${RUNS} run
             if (outcome.op.kind === "limit" && outcome.status === 200) maxSeen = Math.max(maxSeen, outcome.op.max);
           }
           await checkInvariants(licenseId, round, removedBefore, files, maxSeen);
+          for (const outcome of round) if (outcome.started) leases.push(outcome.started);
+          await checkExecutions(licenseId, key, told, round);
         }
+        await probeByHeartbeats(licenseId, key, leases, told);
         await checkAudit(licenseId, all, filesAllowed);
       }),
       { seed: SEED, numRuns: RUNS, ...(PATH ? { path: PATH } : {}), verbose: 1 },

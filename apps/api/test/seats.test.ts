@@ -39,7 +39,7 @@ async function cullAt(at: Date) {
   // it next round): on PostgreSQL a flush of this test's own validations, due at that moment, made the cull skip the
   // license and the test fail now and then. Written first, nothing of this test is in flight when the job runs.
   await app.licensing.recorder.flush();
-  const job = cullingJob((licenseKey) => app.licensing.changed(licenseKey));
+  const job = cullingJob(app.licensing.seats);
   return runExclusively(app.database.db, job, at);
 }
 const FREE_SILENCE_MS = (TIERS.free.heartbeatIntervalSeconds + SEAT_RULES.driftAllowanceSeconds) * 1000;

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from "./events";
+import { StopExecutionAnswerSchema } from "./execution-api";
 import { EXECUTION_END_REASONS } from "./executions";
 import { EMAIL_SHAPE } from "./signup";
 import { TIER_IDS } from "./tiers";
@@ -115,8 +116,11 @@ export const AdminLicenseSchema = z.object({
   created_at: z.string(),
   offline_files_allowed: z.boolean(),
 });
-/** A lease as the console shows it: running (holds a slot), expired (silent, not counted) or ended. */
-export const ADMIN_EXECUTION_STATUSES = ["running", "expired", "ended"] as const;
+/**
+ * A lease as the console shows it: running (holds a slot), stopping (stopped, holds its slot until its app has
+ * stopped), expired (silent, not counted) or ended.
+ */
+export const ADMIN_EXECUTION_STATUSES = ["running", "stopping", "expired", "ended"] as const;
 export type AdminExecutionStatus = (typeof ADMIN_EXECUTION_STATUSES)[number];
 /** How many ended or expired executions the customer detail lists per license, after every running one. */
 export const ADMIN_RECENT_EXECUTIONS = 10;
@@ -216,17 +220,12 @@ export const RevokeMachineResponseSchema = z.object({
   visible_within_seconds: z.number(),
 });
 export type RevokeMachineAnswer = z.infer<typeof RevokeMachineResponseSchema>;
-/** An admin ends a running execution (its slot is free at once): reason required, kept in the audit log. */
+/**
+ * An admin stops a running execution: reason required, kept in the audit log. It holds its slot until its app has
+ * stopped or its heartbeat window has passed (decision 0052).
+ */
 export const EndExecutionSchema = z.strictObject({ reason });
-export const EndExecutionResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    ended: z.literal(true),
-    /** ended_by_admin when this call ended it; otherwise how it had ended before. */
-    end_reason: z.enum(EXECUTION_END_REASONS),
-    ended_at: z.string(),
-  }),
-});
+export const EndExecutionResponseSchema = StopExecutionAnswerSchema;
 export type EndExecutionAnswer = z.infer<typeof EndExecutionResponseSchema>;
 export const LicenseActionResponseSchema = z.object({
   success: z.literal(true),

@@ -1,7 +1,8 @@
 /** Request and answer shapes of execution leases (decision 0048): the desktop API, the customer API, the console. */
 import { z } from "zod";
-import { EXECUTION_CODES, EXECUTION_END_REASONS } from "./executions";
+import { EXECUTION_CODES, EXECUTION_END_REASONS, EXECUTION_RULES, EXECUTION_STATUSES } from "./executions";
 import { FEATURE_NAME, LicenseKeySchema, MachineIdSchema } from "./licensing";
+import { LICENSE_CODES } from "./tiers";
 
 export const StartExecutionRequestSchema = z.strictObject({
   license_key: LicenseKeySchema,
@@ -54,6 +55,11 @@ export const ExecutionHolderSchema = z.object({
   machine_name: z.string().nullable(),
   started_at: z.string(),
   expires_at: z.string(),
+  /**
+   * Stopped by someone else, it holds its slot until its app has stopped or `expires_at` (decision 0052). Absent from
+   * servers older than that: read as false.
+   */
+  stopping: z.boolean().default(false),
 });
 export type ExecutionHolder = z.infer<typeof ExecutionHolderSchema>;
 
@@ -69,6 +75,14 @@ export const ExecutionRefusalSchema = z.object({
 });
 export type ExecutionRefusal = z.infer<typeof ExecutionRefusalSchema>;
 
+/** 410 EXECUTION_ENDED: the problem, and why the lease no longer runs. */
+export const ExecutionEndedSchema = z.object({
+  success: z.literal(false),
+  error: z.string(),
+  code: z.literal(EXECUTION_CODES.ended),
+  end_reason: z.enum(EXECUTION_END_REASONS),
+});
+
 export const EndExecutionAnswerSchema = z.object({
   success: z.literal(true),
   data: z.object({
@@ -77,6 +91,54 @@ export const EndExecutionAnswerSchema = z.object({
     ended_at: z.string(),
   }),
 });
+
+/**
+ * The owner or an admin stops an execution (decision 0052): `stopping` until its app has stopped (it ends the lease)
+ * or its heartbeat window has passed (`holds_slot_until` at the latest); `ended` when it had ended already.
+ */
+export const StoppedExecutionSchema = z.object({
+  status: z.enum(["stopping", "ended"]),
+  end_reason: z.enum(EXECUTION_END_REASONS),
+  stop_requested_at: z.string().nullable(),
+  /** The latest moment its slot is held if its app never answers (its heartbeat window); null once ended. */
+  holds_slot_until: z.string().nullable(),
+  ended_at: z.string().nullable(),
+});
+export type StoppedExecution = z.infer<typeof StoppedExecutionSchema>;
+export const StopExecutionAnswerSchema = z.object({ success: z.literal(true), data: StoppedExecutionSchema });
+
+/**
+ * The desktop's watch (decision 0052): answered at once when one of these executions is no longer running on this
+ * machine or the license is no longer in force, else held until that happens or `wait_seconds` pass.
+ */
+export const WatchExecutionsRequestSchema = z.strictObject({
+  license_key: LicenseKeySchema,
+  machine_id: MachineIdSchema,
+  execution_ids: z.array(z.uuid("execution_ids must be UUIDs")).min(1).max(EXECUTION_RULES.watchedPerRequest),
+  /** How long to hold the answer when nothing changes (default and most: EXECUTION_RULES.watchHoldSeconds). */
+  wait_seconds: z.number().int().min(0).max(EXECUTION_RULES.watchHoldSeconds).optional(),
+});
+export type WatchExecutionsRequest = z.input<typeof WatchExecutionsRequestSchema>;
+
+export const WatchedExecutionSchema = z.object({
+  id: z.string(),
+  /** `unknown`: this machine holds no lease with this id on this license. */
+  status: z.enum([...EXECUTION_STATUSES, "unknown"]),
+  end_reason: z.enum(EXECUTION_END_REASONS).nullable(),
+  /** Why it stopped, in words for the app's user; null while it runs. */
+  message: z.string().nullable(),
+});
+export const WatchExecutionsAnswerSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    /** VALID while the license is in force for this machine; otherwise why not (SUSPENDED, EXPIRED, NOT_FOUND…). */
+    code: z.enum(LICENSE_CODES),
+    executions: z.array(WatchedExecutionSchema),
+    /** Something the app must act on: an execution not running, or the license not in force. */
+    changed: z.boolean(),
+  }),
+});
+export type WatchExecutionsAnswer = z.infer<typeof WatchExecutionsAnswerSchema>["data"];
 
 export const RunningExecutionsAnswerSchema = z.object({
   success: z.literal(true),

@@ -23,6 +23,14 @@ export const EXECUTION_RULES = {
   maxPerMachineUnlimited: 64,
   /** Running executions named in a refusal (the oldest first). */
   holdersNamed: 10,
+  /**
+   * How long a desktop's watch (POST /api/license/executions/watch) is held open when nothing changes; it answers at
+   * once when one of its executions is stopped or ended, or its license is no longer in force (decision 0052). Under
+   * nginx's read timeout for that location (deploy/nginx.conf.template).
+   */
+  watchHoldSeconds: 25,
+  /** Executions one watch may name (one app's executions on one machine). */
+  watchedPerRequest: 64,
 } as const;
 
 /** The seconds after its last heartbeat at which a lease expires (no longer counts against the limit). */
@@ -30,9 +38,38 @@ export function executionExpiresAfterSeconds(): number {
   return EXECUTION_RULES.heartbeatIntervalSeconds + EXECUTION_RULES.driftAllowanceSeconds;
 }
 
-/** How a lease ended: its app ended it, it went silent, or its owner or an admin ended it. */
-export const EXECUTION_END_REASONS = ["completed", "expired", "ended_by_owner", "ended_by_admin"] as const;
+/**
+ * How a lease ended: its app ended it, it went silent, or it was stopped — by its owner or an admin, because its
+ * machine lost its slot (deactivated, removed, revoked, culled), or because the license's limit was lowered below what
+ * ran (the newest beyond the limit stop).
+ */
+export const EXECUTION_END_REASONS = [
+  "completed",
+  "expired",
+  "ended_by_owner",
+  "ended_by_admin",
+  "machine_released",
+  "limit_lowered",
+] as const;
 export type ExecutionEndReason = (typeof EXECUTION_END_REASONS)[number];
+/** Why a running execution is stopped (the lease is `stopping` until its app has stopped, decision 0052). */
+export type ExecutionStopReason = Exclude<ExecutionEndReason, "completed" | "expired">;
+
+/**
+ * A lease as a machine or a person sees it: `running`; `stopping` — stopped by someone else, it still holds its slot
+ * until its app has stopped (it ends the lease) or its heartbeat window has passed; `ended`.
+ */
+export const EXECUTION_STATUSES = ["running", "stopping", "ended"] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+/** What the app is told when its execution was stopped (410 EXECUTION_ENDED, and the watch). */
+export const EXECUTION_STOP_MESSAGES: Readonly<Record<ExecutionStopReason, string>> = {
+  ended_by_owner: "The license's owner ended this execution from the dashboard.",
+  ended_by_admin: "An administrator ended this execution.",
+  machine_released:
+    "This device no longer holds a slot of the license (it was deactivated, removed, revoked or went silent).",
+  limit_lowered: "The license's plan now allows fewer concurrent executions: the most recently started ones stop.",
+};
 
 /** Codes of the execution endpoints' refusals (HTTP 409 and 404 problems with these codes). */
 export const EXECUTION_CODES = {

@@ -1,5 +1,6 @@
 /** Request and response shapes of the licensing API (desktop app, CLI) and the customer API. */
 import { z } from "zod";
+import { EXECUTION_END_REASONS } from "./executions";
 import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "./text";
 import { LICENSE_CODES } from "./tiers";
 
@@ -189,6 +190,10 @@ export const LicenseExecutionsSchema = z.object({
       started_at: z.string(),
       last_heartbeat_at: z.string(),
       expires_at: z.string(),
+      /** `stopping`: stopped from here or the console; it holds its slot until its app has stopped (decision 0052). */
+      status: z.enum(["running", "stopping"]),
+      stop_reason: z.enum(EXECUTION_END_REASONS).nullable(),
+      stop_requested_at: z.string().nullable(),
     }),
   ),
 });

@@ -479,10 +479,15 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   }
 }
 
+/** How long a command asked to stop (SIGTERM) has before it is killed (SIGKILL). */
+export const STOP_GRACE_MS = 10_000;
+
 /**
- * `executions run`: holds a lease (heartbeats in the background) while the command runs, ends it when the command
- * exits, and answers the command's exit code. Ctrl-C reaches the command from the terminal; SIGTERM and SIGHUP sent to
- * the CLI are passed on to it. If the server ends the lease meanwhile, the command is asked to stop (SIGTERM).
+ * `executions run`: holds a lease (heartbeats and a watch in the background) while the command runs, ends it when the
+ * command exits, and answers the command's exit code. Ctrl-C reaches the command from the terminal; SIGTERM and SIGHUP
+ * sent to the CLI are passed on to it. If the lease is stopped meanwhile (its owner or an admin ended it, the device
+ * lost its slot, the license was suspended), the watch hears it within about a second and the command is asked to stop
+ * (SIGTERM, then SIGKILL after STOP_GRACE_MS); once it has exited, the lease is ended, which frees its slot.
  */
 async function runUnderLease(
   io: CliIO,
@@ -518,6 +523,10 @@ async function runUnderLease(
     const why = reason instanceof ExecutionEndedError ? `${reason.code}: ${reason.message}` : String(reason);
     io.stderr.write(`${BIN}: the execution's lease is no longer held (${why}). Stopping the command.\n`);
     child.kill("SIGTERM");
+    // A command that ignores SIGTERM is killed: the lease's slot stays taken until it has stopped.
+    const kill = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+    kill.unref();
+    child.once("close", () => clearTimeout(kill));
   };
   execution.signal.addEventListener("abort", onLost, { once: true });
   let outcome: { code: number | null; signal: NodeJS.Signals | null; error?: Error };

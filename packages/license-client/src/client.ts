@@ -15,6 +15,9 @@ import {
   RunningExecutionsAnswerSchema,
   type StartExecutionRequest,
   StartExecutionRequestSchema,
+  WatchExecutionsAnswerSchema,
+  type WatchExecutionsRequest,
+  WatchExecutionsRequestSchema,
 } from "@flotilla/contracts/execution-api";
 import { EXECUTION_MESSAGES } from "@flotilla/contracts/executions";
 import {
@@ -69,6 +72,9 @@ export type ExecutionAnswer = ReturnType<typeof ExecutionAnswerSchema.parse>["da
 export type EndExecutionResult = ReturnType<typeof EndExecutionAnswerSchema.parse>["data"];
 /** The license's running executions: ids only for this machine's own. */
 export type RunningExecutionsResult = ReturnType<typeof RunningExecutionsAnswerSchema.parse>["data"];
+/** What a watch found: whether the license is in force, and each watched execution's state (decision 0052). */
+export type WatchExecutionsResult = ReturnType<typeof WatchExecutionsAnswerSchema.parse>["data"];
+export type { WatchExecutionsRequest };
 
 export interface ClientConfiguration {
   heartbeat_interval_seconds: number;
@@ -289,6 +295,28 @@ export class LicenseClient {
         return parsed.success ? parsed.data.data : undefined;
       },
     );
+  }
+
+  /**
+   * POST /api/license/executions/watch: answered as soon as one of these executions is stopped or ended, or the
+   * license is no longer in force (within about a second of the change), else after `wait_seconds` unchanged.
+   * Execution holds one while it runs; its heartbeat is the fallback.
+   */
+  async watchExecutions(input: WatchExecutionsRequest, options: CallOptions = {}): Promise<WatchExecutionsResult> {
+    return this.#signedPost(
+      "/api/license/executions/watch",
+      checkInput(WatchExecutionsRequestSchema, input),
+      options,
+      (json) => {
+        const parsed = WatchExecutionsAnswerSchema.safeParse(json);
+        return parsed.success ? parsed.data.data : undefined;
+      },
+    );
+  }
+
+  /** How long one call may take before it is abandoned (a watch must be held for less). */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
   }
 
   /** POST /api/license/executions/running: what runs on the license now, on every machine. */

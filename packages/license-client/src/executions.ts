@@ -1,8 +1,13 @@
 /**
- * Execution leases (decision 0048): a plan caps how many executions run at once across all of a license's machines.
- * An `Execution` is one running execution: started by LicenseManager.startExecution (or runExecution), kept with
- * heartbeats in the background at the interval the server gives, ended with `end()`. Its `signal` aborts when the
- * lease is no longer held — the server ended or lost it (ExecutionEndedError is the reason), or this app ended it.
+ * Execution leases (decisions 0048, 0052): a plan caps how many executions run at once across all of a license's
+ * machines. An `Execution` is one running execution: started by LicenseManager.startExecution (or runExecution), kept
+ * with heartbeats in the background at the interval the server gives, ended with `end()`. Its `signal` aborts when the
+ * lease is no longer held — the server stopped or lost it (ExecutionEndedError is the reason), or this app ended it.
+ *
+ * Online, it also holds a watch open (POST /api/license/executions/watch): when its owner or an admin ends it, its
+ * machine loses its slot, the plan's limit is lowered or the license is suspended, the server answers the watch at once
+ * and `signal` aborts within about a second. Stop the work, then call `end()`: a stopped execution holds its slot until
+ * its app has said it stopped (or its heartbeat window has passed), so nothing else starts while it still runs.
  *
  * A heartbeat the server cannot answer (network, timeout, 5xx, 429, an answer not signed by a trusted key) ends
  * nothing: it is tried again sooner, and a lease silent for a while is revived by the server within its revival window
@@ -13,14 +18,19 @@
  * once it has been silent for its interval plus the drift allowance.
  */
 import { EXECUTION_MESSAGES, type ExecutionEndReason } from "@flotilla/contracts/executions";
+import { LICENSE_CODE_MESSAGES, type LicenseCode } from "@flotilla/contracts/tiers";
 import { EXECUTION_EXIT_WAIT_MS } from "@flotilla/contracts/timings";
-import type { EndExecutionResult, ExecutionAnswer } from "./client";
+import type { EndExecutionResult, ExecutionAnswer, WatchExecutionsResult } from "./client";
 import { ExecutionEndedError, LicenseApiError } from "./errors";
 
 /** How long ending the open leases may hold up a process that is exiting. */
 export const EXIT_END_TIMEOUT_MS = EXECUTION_EXIT_WAIT_MS;
 /** First retry after a heartbeat the server could not answer; doubles up to the heartbeat interval. */
 const DEFAULT_RETRY_MS = 10_000;
+/** A watch is held this much shorter than a call may take, so a quiet one is answered, not abandoned. @internal */
+export const WATCH_MARGIN_SECONDS = 5;
+/** Before asking again after a watch answered early with nothing changed (a busy or stopping server). */
+const WATCH_PAUSE_MS = 5_000;
 
 /** What the README and the docs state (test/readme.test.ts keeps them equal). @internal */
 export const EXECUTION_TIMINGS_FOR_DOCS = { exitWaitMs: EXIT_END_TIMEOUT_MS, retryMs: DEFAULT_RETRY_MS } as const;
@@ -66,6 +76,8 @@ export type ExecutionDriver =
       mode: "online";
       heartbeat(signal: AbortSignal): Promise<ExecutionAnswer>;
       end(signal: AbortSignal | undefined): Promise<EndExecutionResult>;
+      /** Held until this execution is stopped or ended or the license is no longer in force (absent: no watch). */
+      watch?(signal: AbortSignal): Promise<WatchExecutionsResult>;
     }
   | {
       mode: "offline";
@@ -87,8 +99,11 @@ export interface ExecutionInit {
   now: () => Date;
 }
 
-/** Codes after which the server holds no lease to end (the machine, the license, or the lease is gone). */
-const NOTHING_TO_END = new Set(["EXECUTION_NOT_FOUND", "NOT_ACTIVATED", "SUSPENDED", "EXPIRED", "NOT_FOUND"]);
+/**
+ * Codes after which the server holds no lease to end (the license or the lease is gone). A stopped execution, or one
+ * of a suspended or expired license, is ended: that is how the server learns it has stopped.
+ */
+const NOTHING_TO_END = new Set(["EXECUTION_NOT_FOUND", "NOT_ACTIVATED", "NOT_FOUND"]);
 
 /** One running execution. Made by LicenseManager.startExecution. */
 export class Execution {
@@ -116,6 +131,7 @@ export class Execution {
   #lostCode: string | null = null;
   #timer: unknown = null;
   #inFlight: AbortController | null = null;
+  #watching: AbortController | null = null;
   #failures = 0;
   #ending: Promise<ExecutionEnd> | null = null;
   readonly #onCallerAbort = () => {
@@ -149,6 +165,10 @@ export class Execution {
     this.#callerSignal = init.options.signal;
     if (init.options.endOnExit !== false) track(this);
     this.#schedule(this.#intervalMs);
+    // From the next turn: an execution ended at once (its work failed to start) never opens a watch. The watch keeps
+    // its own (real, unref'd) timers: the injectable ones pace the heartbeats.
+    const { watch } = this.#driver.mode === "online" ? this.#driver : {};
+    if (watch) later(() => void this.#watch(watch), 0);
     if (this.#callerSignal?.aborted) this.#onCallerAbort();
     else this.#callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
   }
@@ -282,15 +302,71 @@ export class Execution {
     }
   }
 
+  /**
+   * Watches, one request after another, while the execution runs: an answer that says it no longer runs (or the
+   * license is not in force) takes the lease away at once. A watch the server cannot answer is tried again later; one
+   * it refuses (an older server without watches) stops watching: the heartbeat still tells.
+   */
+  async #watch(watch: (signal: AbortSignal) => Promise<WatchExecutionsResult>) {
+    let failures = 0;
+    while (this.#state === "running") {
+      const controller = new AbortController();
+      this.#watching = controller;
+      const askedAt = Date.now();
+      let pauseMs = 0;
+      try {
+        const answer = await watch(controller.signal);
+        if (this.#state !== "running") return;
+        failures = 0;
+        const mine = answer.executions.find((execution) => execution.id === this.id);
+        if (answer.code !== "VALID") {
+          this.#lose(new ExecutionEndedError(LICENSE_NOT_IN_FORCE(answer.code), answer.code, this.id, null));
+          return;
+        }
+        if (mine && mine.status !== "running") {
+          const code = mine.status === "unknown" ? "EXECUTION_NOT_FOUND" : "EXECUTION_ENDED";
+          this.#lose(new ExecutionEndedError(mine.message ?? EXECUTION_MESSAGES.ended, code, this.id, null));
+          return;
+        }
+        if (!answer.changed && Date.now() - askedAt < 1_000) pauseMs = WATCH_PAUSE_MS;
+      } catch (error) {
+        if (this.#state !== "running") return;
+        if (error instanceof LicenseApiError && !error.retryable) return;
+        failures += 1;
+        pauseMs = Math.min(this.#intervalMs, this.#retryMs * 2 ** (failures - 1));
+      } finally {
+        if (this.#watching === controller) this.#watching = null;
+      }
+      if (pauseMs > 0) await this.#pause(pauseMs);
+    }
+  }
+
+  /** Waits `ms` unless the execution stops meanwhile. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const handle = later(() => {
+        this.signal.removeEventListener("abort", done);
+        resolve();
+      }, ms);
+      const done = () => {
+        clearTimeout(handle);
+        resolve();
+      };
+      this.signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
   /** The server (or the license file's end) took the lease away. */
   #lose(error: ExecutionEndedError) {
     this.#lostCode = error.code;
     this.#stop();
     this.#abort(error, "lost");
     // A lease that expired while its slot was taken is still on the server until its revival window passes: end it
-    // now. After the others, the server holds nothing; either way no exit handler is needed any more.
+    // now. A stopped one (EXECUTION_ENDED, a license not in force) holds its slot until this app says it has stopped:
+    // the app calls end() once its work has stopped, or the exit handler does. After the others, the server holds
+    // nothing and no exit handler is needed any more.
     if (error.code === "EXECUTION_LIMIT") void this.end();
-    else untrack(this);
+    else if (NOTHING_TO_END.has(error.code)) untrack(this);
   }
 
   #stop() {
@@ -298,6 +374,8 @@ export class Execution {
     this.#timer = null;
     this.#inFlight?.abort();
     this.#inFlight = null;
+    this.#watching?.abort();
+    this.#watching = null;
     this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
   }
 
@@ -313,6 +391,16 @@ export class Execution {
       : new ExecutionEndedError("This execution has ended.", "COMPLETED", this.id, null, { cause: reason });
   }
 }
+
+/** A timer that never keeps a process alive on its own. */
+function later(callback: () => void, ms: number): NodeJS.Timeout {
+  const handle = setTimeout(callback, ms);
+  handle.unref?.();
+  return handle;
+}
+
+/** Why a license not in force ends its executions (a watch's `code`), in the server's own words. */
+const LICENSE_NOT_IN_FORCE = (code: LicenseCode) => LICENSE_CODE_MESSAGES[code];
 
 /** The server's "no" to a heartbeat, as the reason the lease is no longer held. */
 function endedBy(error: LicenseApiError, executionId: string): ExecutionEndedError {

@@ -32,7 +32,7 @@ import {
   LicenseTokenError,
   NotActivatedError,
 } from "./errors";
-import { Execution, type StartExecutionOptions } from "./executions";
+import { Execution, type StartExecutionOptions, WATCH_MARGIN_SECONDS } from "./executions";
 import { type ActivationRequestFile, activationRequest, type LicenseFile, verifyLicenseFile } from "./files";
 import {
   FileExecutionCounter,
@@ -413,6 +413,22 @@ export class LicenseManager {
         mode: "online",
         heartbeat: (signal) => this.client.executionHeartbeat(execution.id, identity, { signal }),
         end: (signal) => this.client.endExecution(execution.id, identity, { ...(signal ? { signal } : {}) }),
+        // Held for less than a call may take, so a quiet watch is answered rather than abandoned.
+        watch: (signal) =>
+          this.client.watchExecutions(
+            {
+              ...identity,
+              execution_ids: [execution.id],
+              wait_seconds: Math.max(
+                0,
+                Math.min(
+                  EXECUTION_RULES.watchHoldSeconds,
+                  Math.floor(this.client.timeoutMs / 1000) - WATCH_MARGIN_SECONDS,
+                ),
+              ),
+            },
+            { signal },
+          ),
       },
     });
   }

@@ -210,9 +210,10 @@ describe("LicenseManager.startExecution: a lease kept in the background", () => 
     expect(reason).toMatchObject({ code: EXECUTION_CODES.ended, status: 410, executionId: execution.id });
     expect(reason.message).toBe(EXECUTION_MESSAGES.ended);
     expect(timers.count()).toBe(0);
-    expect(openExecutionCount()).toBe(0);
-    // end() still says how it ended.
+    // Stopped, it still holds its slot until this app says it has stopped: end() does, and so would the exit handler.
+    expect(openExecutionCount()).toBe(1);
     expect(await execution.end()).toMatchObject({ confirmed: true, endReason: "ended_by_owner" });
+    expect(openExecutionCount()).toBe(0);
   });
 
   it("a lease that expired while its slot was taken is lost (EXECUTION_LIMIT) and ended on the server", async () => {

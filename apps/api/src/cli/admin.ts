@@ -23,7 +23,8 @@ import { type Actor, recordEvent } from "../modules/events/record";
 import { normalizeLicenseKey } from "../modules/licenses/keys";
 import { LICENSE_CACHE_LOCAL_TTL_MS } from "../modules/licenses/license-cache";
 import { announceLicenseChange } from "../modules/licenses/license-invalidation";
-import { setLicenseStatus } from "../modules/licenses/queries";
+import { setLicenseStatus } from "../modules/licenses/seats/machine-slots";
+import { Seats } from "../modules/licenses/seats/seat-lock";
 import { createLicenseSigner } from "../modules/licenses/signing";
 import { listSubscribers } from "../modules/newsletter/queries";
 import { unsubscribeToken } from "../modules/newsletter/service";
@@ -84,23 +85,23 @@ async function changeLicenseStatus(
   if (!database) return EXIT_IN_USE;
   try {
     // Recorded in the audit log like a change from the console (actor: the admin CLI, the operator's $USER).
-    const row = await setLicenseStatus(
-      database.db,
-      normalizeLicenseKey(key),
-      status,
-      new Date(),
-      (tx, license, previous) =>
-        recordEvent(tx, {
-          type: "license.status_changed",
-          actor: { type: "admin", id: "admin-cli", email: process.env.USER ?? null },
-          target: { type: "license", id: license.id },
-          licenseId: license.id,
-          customerId: license.customerId,
-          before: { status: previous },
-          after: { status: license.status },
-          reason: reason ?? "admin CLI",
-        }),
-    );
+    // Under the seat lock like a server's change; announced below, once, with what the CLI can reach.
+    const seats = new Seats(database.db, async () => {});
+    const row = await seats.changeByKey(normalizeLicenseKey(key), async (locked) => {
+      const previous = locked.license.status;
+      const license = await setLicenseStatus(locked, status);
+      await recordEvent(locked.tx, {
+        type: "license.status_changed",
+        actor: { type: "admin", id: "admin-cli", email: process.env.USER ?? null },
+        target: { type: "license", id: license.id },
+        licenseId: license.id,
+        customerId: license.customerId,
+        before: { status: previous },
+        after: { status: license.status },
+        reason: reason ?? "admin CLI",
+      });
+      return license;
+    });
     if (!row) {
       console.error(`No license with key ${key}.`);
       return 1;
@@ -177,10 +178,10 @@ async function privacyRequest(command: string, email: string | undefined, reason
     let announcedEverywhere = true;
     const privacy = new PrivacyRequests(
       database.db,
-      async (licenseKey) => {
+      new Seats(database.db, async (licenseKey) => {
         // PostgreSQL NOTIFY and a Redis message, like a change made by a server (decision 0037).
         if (!(await announceLicenseChange(database, config.redisUrl, licenseKey))) announcedEverywhere = false;
-      },
+      }),
       () => LICENSE_CACHE_LOCAL_TTL_MS / 1000,
       async (address) =>
         config.adminEmails.includes(address) ||

@@ -1,11 +1,11 @@
 /** The domain model (ARCHITECTURE.md). One schema and one set of migrations for PGlite and PostgreSQL. */
 
-import type { TierFeatures } from "@flotilla/contracts/tiers";
 import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
   boolean,
+  check,
   date,
   index,
   integer,
@@ -145,10 +145,10 @@ export const licenses = pgTable(
       .notNull()
       .references(() => customers.id, { onDelete: "cascade" }),
     licenseKey: text("license_key").notNull(),
+    /** One of the tier table's (contracts/tiers.ts): what the license may do comes from there, nowhere else. */
     tier: text("tier").notNull(),
     status: text("status").notNull().default("active"),
     maxMachines: integer("max_machines").notNull(),
-    features: jsonb("features").$type<TierFeatures>().notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     lastSeen: timestamp("last_seen", { withTimezone: true }),
     /** The owner's consent to license files (checkout, offline activation): off by default (decision 0036). */
@@ -158,6 +158,7 @@ export const licenses = pgTable(
   (table) => [
     uniqueIndex("licenses_customer_id_key").on(table.customerId),
     uniqueIndex("licenses_license_key_key").on(table.licenseKey),
+    check("licenses_tier_known", sql`${table.tier} IN ('free', 'plus', 'pro', 'pro+', 'ultra')`),
   ],
 );
 
@@ -296,9 +297,10 @@ export const validationRollups = pgTable(
 );
 
 /**
- * Execution leases (decision 0048): one per running execution, kept alive by heartbeats. Running = not ended, not
- * expired, on a machine that holds a slot; capped per license by the tier (contracts/executions.ts). Counted once as
- * an execution in the usage figures when it ends.
+ * Execution leases (decisions 0048, 0052): one per running execution, kept alive by heartbeats. A lease holds one of
+ * its license's execution slots while it has not ended and not expired; it is running while also not stopped, and only
+ * on the binding it started on (machine_ref). Every path that frees a machine's slot stops its leases in the same
+ * transaction (modules/licenses/seats). Counted once as an execution in the usage figures when it ends.
  */
 export const executionLeases = pgTable(
   "execution_leases",
@@ -313,9 +315,15 @@ export const executionLeases = pgTable(
     lastHeartbeatAt: timestamp("last_heartbeat_at", { withTimezone: true }).notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     endedAt: timestamp("ended_at", { withTimezone: true }),
+    /** How it ended, or, while stopping, why it was stopped. */
     endReason: text("end_reason"),
+    /** The machines row (binding) it started on; null once that row is gone. */
+    machineRef: uuid("machine_ref").references(() => machines.id, { onDelete: "set null" }),
+    /** Stopped by someone else: it holds its slot until its app ends it or it expires (decision 0052). */
+    stopRequestedAt: timestamp("stop_requested_at", { withTimezone: true }),
   },
   (table) => [
+    index("execution_leases_machine_ref_idx").on(table.machineRef).where(sql`ended_at IS NULL`),
     index("execution_leases_open_idx").on(table.licenseId, table.expiresAt).where(sql`ended_at IS NULL`),
     index("execution_leases_open_expiry_idx").on(table.expiresAt).where(sql`ended_at IS NULL`),
     index("execution_leases_license_started_idx").on(table.licenseId, table.startedAt),

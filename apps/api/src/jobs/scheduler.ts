@@ -5,14 +5,14 @@
  * skip that round. The lock ends with the transaction, so a killed runner never leaves it held.
  */
 import { sql } from "drizzle-orm";
-import type { Database } from "../db/client";
+import type { Database, Transaction } from "../db/client";
 
 export interface Job {
   /** Unique across jobs: it names the advisory lock. */
   name: string;
   intervalMs: number;
   /** Runs inside the transaction that holds the job's lock. */
-  run(tx: Database, now: Date): Promise<Record<string, number> | undefined>;
+  run(tx: Transaction, now: Date): Promise<Record<string, number> | undefined>;
   /** Runs after the run's transaction committed (e.g. tell other instances what changed). */
   afterCommit?(): Promise<void>;
 }
@@ -39,7 +39,7 @@ export async function runExclusively(db: Database, job: Job, now = new Date()): 
       rows: { locked: boolean }[];
     };
     if (!result.rows[0]?.locked) return { ran: false };
-    return { ran: true, result: await job.run(tx as unknown as Database, now) };
+    return { ran: true, result: await job.run(tx, now) };
   });
   if (outcome.ran && job.afterCommit) await job.afterCommit();
   return outcome;

@@ -47,6 +47,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/license/executions/{executionId}/heartbeat": "sendExecutionHeartbeat",
   "POST /api/license/executions/{executionId}/end": "endExecution",
   "POST /api/license/executions/running": "listRunningExecutions",
+  "POST /api/license/executions/watch": "watchExecutions",
   "DELETE /api/customer/licenses/{licenseKey}/executions/{executionId}": "endCustomerExecution",
   "GET /api/customer/dashboard": "getDashboard",
   "POST /api/customer/licenses": "createLicense",

@@ -503,7 +503,7 @@ export interface paths {
         put?: never;
         /**
          * Keep an execution's lease alive (revives an expired one while a slot is free)
-         * @description Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. 410 EXECUTION_ENDED once the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop the execution or start a new one. 409 EXECUTION_LIMIT when an expired lease cannot be revived because the slots are taken. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         * @description Send a heartbeat every 60 seconds (`heartbeat_interval_seconds`); a lease silent for 90 seconds has expired and no longer counts, and one whose app comes back within 300 seconds after that is revived while a slot is free. 410 EXECUTION_ENDED once the lease was stopped or has ended (its owner or an admin stopped it, its machine lost its slot, the plan's limit was lowered, or it was silent past its revival window; `end_reason` says which): stop the execution, then end it — a stopped lease holds its slot until its app has ended it or its heartbeat window has passed. 409 EXECUTION_LIMIT when an expired lease cannot be revived because the slots are taken. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
          */
         post: operations["sendExecutionHeartbeat"];
         delete?: never;
@@ -523,9 +523,29 @@ export interface paths {
         put?: never;
         /**
          * End an execution: its slot is free at once, and it counts as one execution
-         * @description Idempotent: ending an ended execution answers how it ended. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         * @description Also how an app says it has stopped an execution that was stopped (its slot is held until then; `end_reason` stays why it was stopped). Idempotent: ending an ended execution answers how it ended. Allowed while the license is not in force: ending only frees. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
          */
         post: operations["endExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/executions/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait until one of this machine's executions is stopped or ended, or the license is no longer in force
+         * @description The app holds one watch open per machine for its running executions and asks again as soon as it is answered: answered at once when one of them is not running (`stopping`: stop it, then end it; `ended`; `unknown`) or the license is not in force (`code`), within about a second of the change whichever instance made it; otherwise after `wait_seconds` (at most and by default 25) with `changed: false`. The heartbeat remains the fallback. Counts against the desktop rate limits like any call. The answer is signed: the `Flotilla-Signature` header carries an Ed25519 signature (key id, creation time, the request's `Flotilla-Nonce`) over the method, path, time, nonce and SHA-256 of the body; the SDK refuses an answer without a valid one.
+         */
+        post: operations["watchExecutions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -563,8 +583,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * End a running execution of one of the customer's licenses (its slot is free at once)
-         * @description The app learns it at its next heartbeat (410 EXECUTION_ENDED). Recorded in the audit log as execution.ended.
+         * Stop a running execution of one of the customer's licenses
+         * @description The execution is `stopping` until its app has stopped — its watch hears it within about a second, its next heartbeat otherwise (410 EXECUTION_ENDED) — or its heartbeat window has passed (`holds_slot_until`); its slot is held until then, so no other machine starts meanwhile. Recorded in the audit log as execution.ended.
          */
         delete: operations["endCustomerExecution"];
         options?: never;
@@ -3481,6 +3501,8 @@ export interface operations {
                             machine_name: string | null;
                             started_at: string;
                             expires_at: string;
+                            /** @default false */
+                            stopping: boolean;
                         }[];
                         oldest_expires_at: string;
                     } | {
@@ -3642,12 +3664,14 @@ export interface operations {
                             machine_name: string | null;
                             started_at: string;
                             expires_at: string;
+                            /** @default false */
+                            stopping: boolean;
                         }[];
                         oldest_expires_at: string;
                     };
                 };
             };
-            /** @description EXECUTION_ENDED: the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop, or start a new one. */
+            /** @description EXECUTION_ENDED: the lease was stopped or has ended (`end_reason`: ended_by_owner, ended_by_admin, machine_released, limit_lowered, expired, completed): stop the execution and end it, or start a new one. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3657,7 +3681,10 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         error: string;
-                        code?: string;
+                        /** @enum {string} */
+                        code: "EXECUTION_ENDED";
+                        /** @enum {string} */
+                        end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered";
                     };
                 };
             };
@@ -3727,7 +3754,7 @@ export interface operations {
                             /** @enum {boolean} */
                             ended: true;
                             /** @enum {string} */
-                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered";
                             ended_at: string;
                         };
                     };
@@ -3747,8 +3774,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description SUSPENDED or EXPIRED: the license is not in force. */
-            403: {
+            /** @description NOT_FOUND: no license has this key (or a rotated key's grace is over). Or EXECUTION_NOT_FOUND: this machine holds no execution with this id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3761,8 +3788,85 @@ export interface operations {
                     };
                 };
             };
-            /** @description NOT_FOUND: no license has this key (or a rotated key's grace is over). Or EXECUTION_NOT_FOUND: this machine holds no execution with this id. */
-            404: {
+            /** @description RATE_LIMITED: too many calls from this address, or with this license key, this minute (RATE_LIMIT_LICENSE_PER_MINUTE, RATE_LIMIT_LICENSE_KEY_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    watchExecutions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                    execution_ids: string[];
+                    wait_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            code: "VALID" | "NOT_FOUND" | "SUSPENDED" | "EXPIRED" | "MACHINE_REMOVED" | "TOO_MANY_MACHINES" | "ACTIVATION_LIMIT" | "NOT_ACTIVATED" | "LICENSE_FILES_DISABLED";
+                            executions: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "running" | "stopping" | "ended" | "unknown";
+                                end_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered") | null;
+                                message: string | null;
+                            }[];
+                            changed: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. Also an execution id that is not a UUID, or more than 64 of them. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3842,6 +3946,8 @@ export interface operations {
                                 machine_name: string | null;
                                 started_at: string;
                                 expires_at: string;
+                                /** @default false */
+                                stopping: boolean;
                                 id: string;
                                 feature: string;
                                 this_machine: boolean;
@@ -3949,11 +4055,13 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @enum {boolean} */
-                            ended: true;
                             /** @enum {string} */
-                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
-                            ended_at: string;
+                            status: "stopping" | "ended";
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered";
+                            stop_requested_at: string | null;
+                            holds_slot_until: string | null;
+                            ended_at: string | null;
                         };
                     };
                 };
@@ -4095,6 +4203,10 @@ export interface operations {
                                         started_at: string;
                                         last_heartbeat_at: string;
                                         expires_at: string;
+                                        /** @enum {string} */
+                                        status: "running" | "stopping";
+                                        stop_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered") | null;
+                                        stop_requested_at: string | null;
                                     }[];
                                 };
                             }[];
@@ -4217,6 +4329,10 @@ export interface operations {
                                         started_at: string;
                                         last_heartbeat_at: string;
                                         expires_at: string;
+                                        /** @enum {string} */
+                                        status: "running" | "stopping";
+                                        stop_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered") | null;
+                                        stop_requested_at: string | null;
                                     }[];
                                 };
                             };
@@ -4358,6 +4474,10 @@ export interface operations {
                                         started_at: string;
                                         last_heartbeat_at: string;
                                         expires_at: string;
+                                        /** @enum {string} */
+                                        status: "running" | "stopping";
+                                        stop_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered") | null;
+                                        stop_requested_at: string | null;
                                     }[];
                                 };
                             };
@@ -6372,9 +6492,9 @@ export interface operations {
                                         last_heartbeat_at: string;
                                         expires_at: string;
                                         ended_at: string | null;
-                                        end_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin") | null;
+                                        end_reason: ("completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered") | null;
                                         /** @enum {string} */
-                                        status: "running" | "expired" | "ended";
+                                        status: "running" | "stopping" | "expired" | "ended";
                                     }[];
                                 };
                             }[];
@@ -6913,11 +7033,13 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @enum {boolean} */
-                            ended: true;
                             /** @enum {string} */
-                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin";
-                            ended_at: string;
+                            status: "stopping" | "ended";
+                            /** @enum {string} */
+                            end_reason: "completed" | "expired" | "ended_by_owner" | "ended_by_admin" | "machine_released" | "limit_lowered";
+                            stop_requested_at: string | null;
+                            holds_slot_until: string | null;
+                            ended_at: string | null;
                         };
                     };
                 };

@@ -17,7 +17,7 @@ import type { Database } from "../../db/client";
 import { normalizeEmail } from "../../lib/privacy";
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
-import { lockLicense } from "../licenses/queries";
+import { lockLicense, type Seats } from "../licenses/seats/seat-lock";
 
 type Row = Record<string, unknown>;
 
@@ -162,8 +162,8 @@ async function deleted(db: Database, statement: SQL): Promise<number> {
 export class PrivacyRequests {
   constructor(
     private readonly db: Database,
-    /** Publishes a license change to every instance's cache (an erased license must stop validating everywhere). */
-    private readonly changed: (licenseKey: string) => Promise<void>,
+    /** The seat lock, and its notices to every instance (an erased license must stop validating everywhere). */
+    private readonly seats: Seats,
     private readonly visibleWithinSeconds: () => number,
     /** Whether the address has the admin role (configuration or the admins table). */
     private readonly isAdmin: (email: string) => Promise<boolean>,
@@ -198,7 +198,7 @@ export class PrivacyRequests {
       for (const license of person.licenses.filter((l) => l.customerId === customer.id)) {
         const [row] = await rows(
           db,
-          sql`select id, tier, status, max_machines, features, expires_at, last_seen, offline_files_allowed, created_at,
+          sql`select id, tier, status, max_machines, expires_at, last_seen, offline_files_allowed, created_at,
             updated_at from licenses where id = ${license.id}`,
         );
         const of = (statement: SQL) => rows(db, statement).then((list) => list.map(plain));
@@ -223,6 +223,10 @@ export class PrivacyRequests {
           ),
           machine_events: await of(
             sql`select machine_id, kind, at from machine_events where license_id = ${license.id} order by at`,
+          ),
+          executions: await of(
+            sql`select id, machine_id, feature, started_at, last_heartbeat_at, expires_at, stop_requested_at, ended_at,
+              end_reason from execution_leases where license_id = ${license.id} order by started_at`,
           ),
           usage_reports: await of(
             sql`select machine_id, feature, executions, created_at from usage_reports
@@ -331,7 +335,7 @@ export class PrivacyRequests {
       // Seats: each license under its lock, its machines released with it (every table below cascades from it).
       let machines = 0;
       for (const license of person.licenses) {
-        const locked = await lockLicense(tx, license.id);
+        const locked = await lockLicense(transaction, license.id);
         if (!locked) continue;
         machines += await count(tx, sql`select 1 from machines where license_id = ${license.id}`);
       }
@@ -396,7 +400,7 @@ export class PrivacyRequests {
       });
       return { erasureId: event.id, erased, auditEventsKept, keys: person.keys };
     });
-    for (const key of outcome.keys) await this.changed(key);
+    await this.seats.announce(outcome.keys);
     if (outcome.keys.length > 0) {
       // Attempts counted by requests that read the license before it went wait in memory: flushing them now finds
       // the license gone and drops them (counters are keyed by license, decision 0045). Later attempts with the key

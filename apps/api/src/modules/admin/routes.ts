@@ -458,7 +458,7 @@ export function registerAdminRoutes(
       const license = await admin.license(request.params.licenseKey);
       return {
         success: true as const,
-        data: await deps.executions.forceEnd(
+        data: await deps.executions.stop(
           license,
           request.params.executionId,
           { actor: adminActor(request), reason: "ended_by_admin", note: request.body.reason },

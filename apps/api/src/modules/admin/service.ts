@@ -19,15 +19,18 @@ import {
 import type { ActorType } from "@flotilla/contracts/events";
 import type { ExecutionEndReason } from "@flotilla/contracts/executions";
 import { tierById } from "@flotilla/contracts/tiers";
-import { type AnyColumn, and, asc, count, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
-import { recentExecutions, runningExecutions } from "../licenses/execution-queries";
 import { normalizeLicenseKey } from "../licenses/keys";
-import { type LicenseRow, lockLicenseByKey, removeMachine } from "../licenses/queries";
+import type { LicenseRow } from "../licenses/queries";
+import { heldExecutions, recentExecutions } from "../licenses/seats/execution-leases";
+import { termsOf } from "../licenses/seats/license-terms";
+import { changeLicenseTerms, removeMachine, setLicenseStatus } from "../licenses/seats/machine-slots";
+import type { Seats } from "../licenses/seats/seat-lock";
 import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
 import { licenseKeyHint } from "./privacy";
 
@@ -140,23 +143,32 @@ function subscriberView(row: typeof newsletterSubscribers.$inferSelect) {
 }
 
 /**
- * A license's executions for the console: every running one (up to a bound; the count is exact), then the most recent
- * ended or expired ones, newest first. "Running" is the lease rule itself (execution-queries.ts): not ended, not
- * expired, on a machine holding a slot; a lease silent past its expiry, or on a machine that lost its slot, is expired.
+ * A license's executions for the console: every one that holds a slot (running, or stopping until its app has stopped;
+ * up to a bound, the count is exact), then the most recent ended or expired ones, newest first (seats/execution-leases).
  */
 async function licenseExecutions(db: Database, license: LicenseRow, now: Date): Promise<AdminLicenseExecutions> {
-  const running = await runningExecutions(db, [license.id], now);
-  const runningIds = new Set(running.map((lease) => lease.id));
-  // The newest (running + N) leases hold the N newest that are not running, whatever the running ones are.
-  const recent = await recentExecutions(db, license.id, running.length + ADMIN_RECENT_EXECUTIONS);
-  const others = recent.filter((lease) => !runningIds.has(lease.id)).slice(0, ADMIN_RECENT_EXECUTIONS);
+  const held = await heldExecutions(db, [license.id], now);
+  const heldById = new Map(held.map((lease) => [lease.id, lease]));
+  // The newest (held + N) leases hold the N newest that hold no slot, whatever the others are.
+  const recent = await recentExecutions(db, license.id, held.length + ADMIN_RECENT_EXECUTIONS);
+  const others = recent.filter((lease) => !heldById.has(lease.id)).slice(0, ADMIN_RECENT_EXECUTIONS);
   const listed = [
-    ...running.slice(-ADMIN_RUNNING_EXECUTIONS_LISTED).map((lease) => ({ ...lease, endedAt: null, endReason: null })),
+    ...held.slice(-ADMIN_RUNNING_EXECUTIONS_LISTED).map((lease) => ({
+      ...lease,
+      endedAt: null,
+      endReason: lease.stopReason,
+    })),
     ...others,
   ].sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? 1 : -1));
+  const statusOf = (lease: (typeof listed)[number]) => {
+    if (lease.endedAt) return "ended" as const;
+    const holding = heldById.get(lease.id);
+    if (!holding) return "expired" as const;
+    return holding.stopping ? ("stopping" as const) : ("running" as const);
+  };
   return {
-    limit: tierById(license.tier)?.features.maxConcurrentExecutions ?? null,
-    running: running.length,
+    limit: termsOf(license).executionLimit,
+    running: held.filter((lease) => !lease.stopping).length,
     list: listed.map((lease) => ({
       id: lease.id,
       display_id: lease.displayId,
@@ -167,7 +179,7 @@ async function licenseExecutions(db: Database, license: LicenseRow, now: Date): 
       expires_at: lease.expiresAt.toISOString(),
       ended_at: iso(lease.endedAt),
       end_reason: (lease.endReason as ExecutionEndReason | null) ?? null,
-      status: lease.endedAt ? "ended" : runningIds.has(lease.id) ? "running" : "expired",
+      status: statusOf(lease),
     })),
   };
 }
@@ -175,8 +187,8 @@ async function licenseExecutions(db: Database, license: LicenseRow, now: Date): 
 export class AdminService {
   constructor(
     private readonly db: Database,
-    /** Publishes a license change to every instance's cache. */
-    private readonly changed: (licenseKey: string) => Promise<void>,
+    /** Every change to a license's slots, status and terms, under its seat lock (announced after commit). */
+    private readonly seats: Seats,
     private readonly visibleWithinSeconds: () => number,
   ) {}
 
@@ -342,50 +354,51 @@ export class AdminService {
     return license;
   }
 
-  /** Suspend, reactivate, expire, extend or change a license; recorded with its reason, published to every cache. */
+  /**
+   * Suspend, reactivate, expire, extend or change a license; recorded with its reason, published to every cache. Under
+   * the seat lock: a lower device limit is refused while more slots are taken; a tier with a lower execution limit stops
+   * the executions started last beyond it (their apps are told at once).
+   */
   async licenseAction(licenseKey: string, action: LicenseAction, actor: Actor, address: string) {
-    const key = normalizeLicenseKey(licenseKey);
-    const now = new Date();
-    const row = await this.db.transaction(async (tx) => {
-      const current = await lockLicenseByKey(tx as unknown as Database, key);
-      if (!current) throw new HttpProblem(404, ADMIN_ERRORS.licenseNotFound, "NOT_FOUND");
-      let set: Partial<typeof licenses.$inferInsert>;
+    if (
+      action.action === "change" &&
+      !action.tier &&
+      action.max_machines === undefined &&
+      action.offline_files === undefined
+    ) {
+      throw new HttpProblem(400, ADMIN_ERRORS.changeNeedsSomething, "VALIDATION_ERROR");
+    }
+    const row = await this.seats.changeByKey(normalizeLicenseKey(licenseKey), async (locked) => {
+      const current = locked.license;
+      let updated: LicenseRow;
       let type: "license.status_changed" | "license.extended" | "license.updated";
       let before: Record<string, unknown>;
       let after: Record<string, unknown>;
       if (action.action === "suspend" || action.action === "reactivate" || action.action === "expire") {
-        const status = { suspend: "suspended", reactivate: "active", expire: "expired" }[action.action];
-        set = { status };
+        const status = ({ suspend: "suspended", reactivate: "active", expire: "expired" } as const)[action.action];
+        updated = await setLicenseStatus(locked, status);
         type = "license.status_changed";
         before = { status: current.status };
         after = { status };
       } else if (action.action === "extend") {
         const expiresAt = action.expires_at ? new Date(action.expires_at) : null;
-        set = { expiresAt };
+        const changed = await changeLicenseTerms(locked, { expiresAt });
+        if (changed.outcome !== "changed") throw new Error("an extension changes no slot");
+        updated = changed.license;
         type = "license.extended";
         before = { expires_at: iso(current.expiresAt) };
         after = { expires_at: iso(expiresAt) };
       } else {
         const tier = action.tier ? tierById(action.tier) : undefined;
-        if (!action.tier && action.max_machines === undefined && action.offline_files === undefined) {
-          throw new HttpProblem(400, ADMIN_ERRORS.changeNeedsSomething, "VALIDATION_ERROR");
+        const changed = await changeLicenseTerms(locked, {
+          ...(tier ? { tier: tier.tier } : {}),
+          maxMachines: action.max_machines ?? tier?.maxMachines,
+          offlineFilesAllowed: action.offline_files,
+        });
+        if (changed.outcome === "slots-in-use") {
+          throw new HttpProblem(409, ADMIN_ERRORS.limitBelowSlotsInUse(changed.inUse), "SLOTS_IN_USE");
         }
-        const maxMachines = action.max_machines ?? tier?.maxMachines;
-        if (maxMachines !== undefined && maxMachines < current.maxMachines) {
-          // Decided under the license lock binds take too: a lower limit never leaves more slots taken than it allows.
-          const [held] = await tx
-            .select({ n: count() })
-            .from(machines)
-            .where(and(eq(machines.licenseId, current.id), eq(machines.status, "active")));
-          if ((held?.n ?? 0) > maxMachines) {
-            throw new HttpProblem(409, ADMIN_ERRORS.limitBelowSlotsInUse(held!.n), "SLOTS_IN_USE");
-          }
-        }
-        set = {
-          ...(tier ? { tier: tier.tier, features: tier.features } : {}),
-          ...(maxMachines !== undefined ? { maxMachines } : {}),
-          ...(action.offline_files !== undefined ? { offlineFilesAllowed: action.offline_files } : {}),
-        };
+        updated = changed.license;
         type = "license.updated";
         before = {
           tier: current.tier,
@@ -393,17 +406,14 @@ export class AdminService {
           offline_files_allowed: current.offlineFilesAllowed,
         };
         after = {
-          tier: set.tier ?? current.tier,
-          max_machines: set.maxMachines ?? current.maxMachines,
-          offline_files_allowed: set.offlineFilesAllowed ?? current.offlineFilesAllowed,
+          tier: updated.tier,
+          max_machines: updated.maxMachines,
+          offline_files_allowed: updated.offlineFilesAllowed,
+          // The executions a lower limit stopped (the most recently started beyond it).
+          ...(changed.stoppedExecutions.length > 0 ? { stopped_executions: changed.stoppedExecutions } : {}),
         };
       }
-      const [updated] = await tx
-        .update(licenses)
-        .set({ ...set, updatedAt: now })
-        .where(eq(licenses.id, current.id))
-        .returning();
-      await recordEvent(tx, {
+      await recordEvent(locked.tx, {
         type,
         actor,
         target: { type: "license", id: current.id },
@@ -414,9 +424,9 @@ export class AdminService {
         reason: action.reason,
         address,
       });
-      return updated!;
+      return updated;
     });
-    await this.changed(row.licenseKey);
+    if (!row) throw new HttpProblem(404, ADMIN_ERRORS.licenseNotFound, "NOT_FOUND");
     return { data: licenseView(row), visible_within_seconds: this.visibleWithinSeconds() };
   }
 
@@ -425,19 +435,10 @@ export class AdminService {
    * file may run offline until it expires), bars the machine, and may take the last one. Recorded with its reason.
    */
   async revokeMachine(licenseKey: string, machineId: string, reason: string, actor: Actor, address: string) {
-    const [license] = await this.db
-      .select()
-      .from(licenses)
-      .where(eq(licenses.licenseKey, normalizeLicenseKey(licenseKey)));
-    if (!license) throw new HttpProblem(404, ADMIN_ERRORS.licenseNotFound, "NOT_FOUND");
-    const result = await removeMachine(
-      this.db,
-      license.id,
-      machineId,
-      new Date(),
-      { revokeBy: "admin" },
-      (tx, removed, fileValidUntil) =>
-        recordEvent(tx, {
+    const license = await this.license(licenseKey);
+    const result = await this.seats.change(license.id, (locked) =>
+      removeMachine(locked, machineId, { revokeBy: "admin" }, (removed, fileValidUntil) =>
+        recordEvent(locked.tx, {
           type: "machine.revoked",
           actor,
           target: { type: "machine", id: removed.machineId },
@@ -448,9 +449,9 @@ export class AdminService {
           reason,
           address,
         }),
+      ),
     );
-    if (result.outcome !== "removed") throw new HttpProblem(404, ADMIN_ERRORS.machineNotFound, "NOT_FOUND");
-    await this.changed(license.licenseKey);
+    if (result?.outcome !== "removed") throw new HttpProblem(404, ADMIN_ERRORS.machineNotFound, "NOT_FOUND");
     return {
       license_file_valid_until: result.fileValidUntil?.toISOString() ?? null,
       visible_within_seconds: this.visibleWithinSeconds(),

@@ -7,9 +7,12 @@ import { HttpProblem } from "../../plugins/errors";
 import type { CustomerRow } from "../auth/queries";
 import { recordEvent } from "../events/record";
 import { utcDay } from "./attempt-recorder";
-import { runningExecutions } from "./execution-queries";
 import { displayIdFor, generateLicenseKey, normalizeLicenseKey } from "./keys";
 import * as q from "./queries";
+import { type HeldExecution, heldExecutions } from "./seats/execution-leases";
+import { termsOf } from "./seats/license-terms";
+import * as slots from "./seats/machine-slots";
+import type { Seats } from "./seats/seat-lock";
 
 const customerActor = (customer: CustomerRow) => ({
   type: "customer" as const,
@@ -26,13 +29,13 @@ const MOST_USED_FEATURES = 5;
 const MAX_MACHINE_STATS = 100;
 
 type RefusalRow = Awaited<ReturnType<typeof q.refusalsOf>>[number];
-type RunningRow = Awaited<ReturnType<typeof runningExecutions>>[number];
 
 function licenseView(
   row: q.LicenseRow,
   primaryMachine: string | null,
-  extras: { refusals?: RefusalRow[]; previousKeyValidUntil?: Date | undefined; running?: RunningRow[] } = {},
+  extras: { refusals?: RefusalRow[]; previousKeyValidUntil?: Date | undefined; running?: HeldExecution[] } = {},
 ) {
+  const terms = termsOf(row);
   return {
     id: row.id,
     license_key: row.licenseKey,
@@ -43,7 +46,7 @@ function licenseView(
     last_seen: row.lastSeen?.toISOString() ?? null,
     max_machines: row.maxMachines,
     created_at: row.createdAt.toISOString(),
-    features: row.features,
+    features: terms.features,
     refused_activations: (extras.refusals ?? []).map((refusal) => ({
       machine_id: refusal.machineId,
       display_id: refusal.displayId,
@@ -54,16 +57,20 @@ function licenseView(
     previous_key_valid_until: extras.previousKeyValidUntil?.toISOString() ?? null,
     offline_files_allowed: row.offlineFilesAllowed,
     executions: {
-      limit: tierById(row.tier)?.features.maxConcurrentExecutions ?? null,
+      limit: terms.executionLimit,
+      // What holds the license's execution slots: running ones, and stopped ones whose app has not stopped yet.
       running: (extras.running ?? []).map((lease) => ({
         id: lease.id,
         machine_id: lease.machineId,
-        display_id: lease.displayId,
+        display_id: lease.displayId ?? displayIdFor(lease.machineId),
         machine_name: lease.machineName,
         feature: lease.feature,
         started_at: lease.startedAt.toISOString(),
         last_heartbeat_at: lease.lastHeartbeatAt.toISOString(),
         expires_at: lease.expiresAt.toISOString(),
+        status: lease.stopping ? ("stopping" as const) : ("running" as const),
+        stop_reason: lease.stopReason,
+        stop_requested_at: lease.stopRequestedAt?.toISOString() ?? null,
       })),
     },
   };
@@ -72,6 +79,8 @@ function licenseView(
 export class CustomerLicenses {
   constructor(
     private readonly db: Database,
+    /** Every change to slots, keys and consent, under the license's seat lock (announced after commit). */
+    private readonly seats: Seats,
     /** Tells every instance's license cache that a license changed. */
     private readonly changed: (licenseKey: string) => Promise<void>,
     /** Writes pending last-seen times and attempt counters, so that reads are current. */
@@ -91,7 +100,7 @@ export class CustomerLicenses {
       q.topFeatures(this.db, ids, MOST_USED_FEATURES),
       q.refusalsOf(this.db, ids),
       q.previousKeyGrace(this.db, ids, now),
-      runningExecutions(this.db, ids, now),
+      heldExecutions(this.db, ids, now),
     ]);
     const capacity = rows
       .filter((row) => row.license.status === "active")
@@ -125,7 +134,6 @@ export class CustomerLicenses {
         licenseKey,
         tier: tier.tier,
         maxMachines: tier.maxMachines,
-        features: tier.features,
       });
       if (inserted) {
         await recordEvent(tx, {
@@ -168,7 +176,7 @@ export class CustomerLicenses {
       q.machinesOf(this.db, license.id),
       q.removedMachinesOf(this.db, license.id, now),
     ]);
-    const heartbeat = tierById(license.tier)?.heartbeatIntervalSeconds ?? 0;
+    const heartbeat = termsOf(license).heartbeatIntervalSeconds;
     return {
       // Slots in use: a machine that went silent (inactive) holds none.
       current_count: rows.filter((row) => row.status === "active").length,
@@ -269,14 +277,9 @@ export class CustomerLicenses {
     revoke: boolean,
   ): Promise<Date | null> {
     const license = await this.owned(customer, licenseKey);
-    const result = await q.removeMachine(
-      this.db,
-      license.id,
-      machineId,
-      new Date(),
-      revoke ? { revokeBy: "customer" } : {},
-      (tx, removed, fileValidUntil) =>
-        recordEvent(tx, {
+    const removal = await this.seats.change(license.id, (locked) =>
+      slots.removeMachine(locked, machineId, revoke ? { revokeBy: "customer" } : {}, (removed, fileValidUntil) =>
+        recordEvent(locked.tx, {
           type: revoke ? "machine.revoked" : "machine.removed",
           actor: customerActor(customer),
           target: { type: "machine", id: removed.machineId },
@@ -286,7 +289,9 @@ export class CustomerLicenses {
           after: revoke ? { license_file_valid_until: fileValidUntil?.toISOString() ?? null } : null,
           address,
         }),
+      ),
     );
+    const result = removal ?? { outcome: "not-found" as const };
     if (result.outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotFound, "NOT_FOUND");
     if (result.outcome === "last-machine") throw new HttpProblem(409, LICENSE_ERRORS.lastMachine, "LAST_MACHINE");
     if (result.outcome === "leased") {
@@ -299,26 +304,26 @@ export class CustomerLicenses {
         "REVOCATION_LIMIT",
       );
     }
-    await this.changed(license.licenseKey);
     return result.fileValidUntil ?? null;
   }
 
   /** The owner's consent to license files for this license (off by default). */
   async setOfflineFiles(customer: CustomerRow, licenseKey: string, allowed: boolean, address: string | null = null) {
     const license = await this.owned(customer, licenseKey);
-    const changed = await q.setOfflineFilesAllowed(this.db, license.id, allowed, new Date(), (tx) =>
-      recordEvent(tx, {
-        type: "license.offline_files_changed",
-        actor: customerActor(customer),
-        target: { type: "license", id: license.id },
-        customerId: customer.id,
-        licenseId: license.id,
-        before: { offline_files_allowed: !allowed },
-        after: { offline_files_allowed: allowed },
-        address,
-      }),
+    await this.seats.change(license.id, (locked) =>
+      slots.setOfflineFilesAllowed(locked, allowed, () =>
+        recordEvent(locked.tx, {
+          type: "license.offline_files_changed",
+          actor: customerActor(customer),
+          target: { type: "license", id: license.id },
+          customerId: customer.id,
+          licenseId: license.id,
+          before: { offline_files_allowed: !allowed },
+          after: { offline_files_allowed: allowed },
+          address,
+        }),
+      ),
     );
-    if (changed) await this.changed(license.licenseKey);
     return {
       message: allowed ? LICENSE_MESSAGES.offlineFilesAllowed : LICENSE_MESSAGES.offlineFilesOff,
       data: { offline_files_allowed: allowed },
@@ -331,22 +336,25 @@ export class CustomerLicenses {
    */
   async rotateKey(customer: CustomerRow, licenseKey: string, address: string | null = null) {
     const license = await this.owned(customer, licenseKey);
-    const rotated = await q.rotateLicenseKey(this.db, license.id, generateLicenseKey(), new Date(), (tx, done) =>
-      // Keys are secrets: the audit log and the mail name them by their last characters only.
-      recordEvent(tx, {
-        type: "license.key_rotated",
-        actor: customerActor(customer),
-        target: { type: "license", id: license.id },
-        customerId: customer.id,
-        licenseId: license.id,
-        before: { key_hint: license.licenseKey.slice(-5) },
-        after: { key_hint: done.license.licenseKey.slice(-5), previous_key_valid_until: done.validUntil.toISOString() },
-        address,
-      }),
+    const rotated = await this.seats.change(license.id, (locked) =>
+      slots.rotateLicenseKey(locked, generateLicenseKey(), (done) =>
+        // Keys are secrets: the audit log and the mail name them by their last characters only.
+        recordEvent(locked.tx, {
+          type: "license.key_rotated",
+          actor: customerActor(customer),
+          target: { type: "license", id: license.id },
+          customerId: customer.id,
+          licenseId: license.id,
+          before: { key_hint: license.licenseKey.slice(-5) },
+          after: {
+            key_hint: done.license.licenseKey.slice(-5),
+            previous_key_valid_until: done.validUntil.toISOString(),
+          },
+          address,
+        }),
+      ),
     );
     if (!rotated) throw new HttpProblem(404, LICENSE_ERRORS.notFound, "NOT_FOUND");
-    await this.changed(rotated.previousKey);
-    await this.changed(rotated.license.licenseKey);
     const [primary] = (await q.machinesOf(this.db, license.id)).filter((row) => row.isPrimary);
     return {
       license: licenseView(rotated.license, primary?.machineId ?? null, { previousKeyValidUntil: rotated.validUntil }),
@@ -364,24 +372,23 @@ export class CustomerLicenses {
   /** Lets a removed device bind again: it is re-activated on its next validation while a slot is free. */
   async restoreMachine(customer: CustomerRow, licenseKey: string, machineId: string, address: string | null = null) {
     const license = await this.owned(customer, licenseKey);
-    const restored = await this.db.transaction(async (tx) => {
-      if (!(await q.restoreMachine(tx as unknown as Database, license.id, machineId))) return false;
-      await recordEvent(tx, {
-        type: "machine.restored",
-        actor: customerActor(customer),
-        target: { type: "machine", id: machineId },
-        customerId: customer.id,
-        licenseId: license.id,
-        before: { removed: true },
-        after: { removed: false },
-        address,
-      });
-      return true;
-    });
+    const restored = await this.seats.change(license.id, (locked) =>
+      slots.restoreMachine(locked, machineId, () =>
+        recordEvent(locked.tx, {
+          type: "machine.restored",
+          actor: customerActor(customer),
+          target: { type: "machine", id: machineId },
+          customerId: customer.id,
+          licenseId: license.id,
+          before: { removed: true },
+          after: { removed: false },
+          address,
+        }),
+      ),
+    );
     if (!restored) {
       throw new HttpProblem(404, LICENSE_ERRORS.removedMachineNotFound, "NOT_FOUND");
     }
-    await this.changed(license.licenseKey);
     return LICENSE_MESSAGES.machineRestored;
   }
 }

@@ -3,11 +3,15 @@ import { ApiErrorSchema } from "@flotilla/contracts/api-errors";
 import {
   EndExecutionAnswerSchema,
   ExecutionAnswerSchema,
+  ExecutionEndedSchema,
   ExecutionLeaseRequestSchema,
   ExecutionParamsSchema,
   ExecutionRefusalSchema,
   RunningExecutionsAnswerSchema,
   StartExecutionRequestSchema,
+  StopExecutionAnswerSchema,
+  WatchExecutionsAnswerSchema,
+  WatchExecutionsRequestSchema,
 } from "@flotilla/contracts/execution-api";
 import { EXECUTION_RULES, executionExpiresAfterSeconds } from "@flotilla/contracts/executions";
 import type { FastifyInstance, preHandlerHookHandler, preValidationHookHandler } from "fastify";
@@ -91,7 +95,7 @@ export function registerExecutionRoutes(
       schema: {
         tags: ["Executions"],
         summary: "Keep an execution's lease alive (revives an expired one while a slot is free)",
-        description: `${rule} 410 EXECUTION_ENDED once the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop the execution or start a new one. 409 EXECUTION_LIMIT when an expired lease cannot be revived because the slots are taken.${signedNote}`,
+        description: `${rule} 410 EXECUTION_ENDED once the lease was stopped or has ended (its owner or an admin stopped it, its machine lost its slot, the plan's limit was lowered, or it was silent past its revival window; \`end_reason\` says which): stop the execution, then end it — a stopped lease holds its slot until its app has ended it or its heartbeat window has passed. 409 EXECUTION_LIMIT when an expired lease cannot be revived because the slots are taken.${signedNote}`,
         params: ExecutionParamsSchema,
         body: ExecutionLeaseRequestSchema,
         response: {
@@ -107,7 +111,11 @@ export function registerExecutionRoutes(
                   "EXECUTION_LIMIT: the lease had expired and cannot be revived while the license's slots are taken; the answer names who holds them.",
                 schema: ExecutionRefusalSchema,
               },
-              410: "EXECUTION_ENDED: the lease has ended (its owner or an admin ended it, or it was silent past its revival window): stop, or start a new one.",
+              410: {
+                meaning:
+                  "EXECUTION_ENDED: the lease was stopped or has ended (`end_reason`: ended_by_owner, ended_by_admin, machine_released, limit_lowered, expired, completed): stop the execution and end it, or start a new one.",
+                schema: ExecutionEndedSchema,
+              },
             },
             withBody,
           ),
@@ -127,7 +135,7 @@ export function registerExecutionRoutes(
       schema: {
         tags: ["Executions"],
         summary: "End an execution: its slot is free at once, and it counts as one execution",
-        description: `Idempotent: ending an ended execution answers how it ended.${signedNote}`,
+        description: `Also how an app says it has stopped an execution that was stopped (its slot is held until then; \`end_reason\` stays why it was stopped). Idempotent: ending an ended execution answers how it ended. Allowed while the license is not in force: ending only frees.${signedNote}`,
         params: ExecutionParamsSchema,
         body: ExecutionLeaseRequestSchema,
         response: {
@@ -136,7 +144,6 @@ export function registerExecutionRoutes(
             {
               ...desktopRefusals,
               400: NOT_A_UUID,
-              403: "SUSPENDED or EXPIRED: the license is not in force.",
               404: `${NO_LICENSE} Or EXECUTION_NOT_FOUND: this machine holds no execution with this id.`,
             },
             withBody,
@@ -148,6 +155,36 @@ export function registerExecutionRoutes(
       success: true as const,
       data: await executions.end(request.params.executionId, request.body),
     }),
+  );
+
+  api.post(
+    "/api/license/executions/watch",
+    {
+      ...desktop,
+      schema: {
+        tags: ["Executions"],
+        summary:
+          "Wait until one of this machine's executions is stopped or ended, or the license is no longer in force",
+        description: `The app holds one watch open per machine for its running executions and asks again as soon as it is answered: answered at once when one of them is not running (\`stopping\`: stop it, then end it; \`ended\`; \`unknown\`) or the license is not in force (\`code\`), within about a second of the change whichever instance made it; otherwise after \`wait_seconds\` (at most and by default ${EXECUTION_RULES.watchHoldSeconds}) with \`changed: false\`. The heartbeat remains the fallback. Counts against the desktop rate limits like any call.${signedNote}`,
+        body: WatchExecutionsRequestSchema,
+        response: {
+          200: WatchExecutionsAnswerSchema,
+          ...refusals(
+            {
+              ...desktopRefusals,
+              400: `${desktopRefusals[400]} Also an execution id that is not a UUID, or more than ${EXECUTION_RULES.watchedPerRequest} of them.`,
+            },
+            withBody,
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      // The client went away (the answer's connection closed before it was sent): stop holding its answer.
+      const gone = new AbortController();
+      reply.raw.once("close", () => gone.abort());
+      return { success: true as const, data: await executions.watch(request.body, gone.signal) };
+    },
   );
 
   api.post(
@@ -176,13 +213,13 @@ export function registerExecutionRoutes(
     {
       schema: {
         tags: ["Customer"],
-        summary: "End a running execution of one of the customer's licenses (its slot is free at once)",
+        summary: "Stop a running execution of one of the customer's licenses",
         description:
-          "The app learns it at its next heartbeat (410 EXECUTION_ENDED). Recorded in the audit log as execution.ended.",
+          "The execution is `stopping` until its app has stopped — its watch hears it within about a second, its next heartbeat otherwise (410 EXECUTION_ENDED) — or its heartbeat window has passed (`holds_slot_until`); its slot is held until then, so no other machine starts meanwhile. Recorded in the audit log as execution.ended.",
         security: [{ bearerAuth: [] }],
         params: z.object({ licenseKey: z.string().min(1).max(64) }).extend(ExecutionParamsSchema.shape),
         response: {
-          200: EndExecutionAnswerSchema,
+          200: StopExecutionAnswerSchema,
           ...refusals(
             {
               400: "VALIDATION_ERROR: the license key or execution id is malformed; MALFORMED_JSON: a body that is not JSON.",
@@ -202,7 +239,7 @@ export function registerExecutionRoutes(
       const license = await deps.customers.ownedOrNotFound(customer, request.params.licenseKey);
       return {
         success: true as const,
-        data: await executions.forceEnd(
+        data: await executions.stop(
           license,
           request.params.executionId,
           { actor: { type: "customer", id: customer.id, email: customer.email }, reason: "ended_by_owner" },

@@ -19,7 +19,7 @@ import {
   type ValidateRequest,
 } from "@flotilla/contracts/licensing";
 import { SEAT_RULES } from "@flotilla/contracts/seats";
-import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode, tierById } from "@flotilla/contracts/tiers";
+import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, type LicenseCode } from "@flotilla/contracts/tiers";
 import type { Database } from "../../db/client";
 import { RETENTION } from "../../jobs/retention";
 import { HttpProblem } from "../../plugins/errors";
@@ -30,6 +30,9 @@ import type { LicenseCache } from "./license-cache";
 import { createLicenseFile } from "./license-files";
 import type { LicenseInvalidation } from "./license-invalidation";
 import * as q from "./queries";
+import { termsOf } from "./seats/license-terms";
+import * as slots from "./seats/machine-slots";
+import { Seats } from "./seats/seat-lock";
 import type { LicenseSigner } from "./signing";
 
 export interface ValidateResult {
@@ -40,7 +43,7 @@ export interface ValidateResult {
     tier: string;
     status: string;
     expires_at: string | null;
-    features: q.LicenseRow["features"];
+    features: ReturnType<typeof termsOf>["features"];
     max_machines: number;
   } | null;
   machine: { display_id: string; is_primary: boolean } | null;
@@ -66,6 +69,9 @@ function monthStart(now: Date): string {
 export class LicensingService {
   readonly recorder: AttemptRecorder;
 
+  /** Every change to who holds a slot, under the license's seat lock, announced on every instance after commit. */
+  readonly seats: Seats;
+
   constructor(
     private readonly db: Database,
     private readonly signer: LicenseSigner,
@@ -75,6 +81,7 @@ export class LicensingService {
     flushIntervalMs?: number,
   ) {
     this.recorder = new AttemptRecorder(db, onError, flushIntervalMs);
+    this.seats = new Seats(db, (licenseKey) => this.changed(licenseKey));
   }
 
   /** How long a license change may take to be seen by every instance (GET /api/license/configurations). */
@@ -198,46 +205,52 @@ export class LicensingService {
         platform: input.platform,
         appVersion: input.app_version,
       };
-      const outcome = await q.bindMachine(this.db, state.license.id, machine, now, (tx, isPrimary, revived) =>
-        recordEvent(tx, {
-          type: revived ? "machine.revived" : "machine.bound",
-          actor: { type: "service", id: "license-api" },
-          target: { type: "machine", id: machineId },
-          licenseId: state.license.id,
-          customerId: state.license.customerId,
-          before: revived ? { status: "inactive" } : null,
-          after: revived
-            ? { status: "active" }
-            : {
-                display_id: machine.displayId,
+      const outcome = await this.seats.change(state.license.id, async (locked) => {
+        const bound = await slots.bindMachine(locked, machine, (isPrimary, revived) =>
+          recordEvent(locked.tx, {
+            type: revived ? "machine.revived" : "machine.bound",
+            actor: { type: "service", id: "license-api" },
+            target: { type: "machine", id: machineId },
+            licenseId: state.license.id,
+            customerId: state.license.customerId,
+            before: revived ? { status: "inactive" } : null,
+            after: revived
+              ? { status: "active" }
+              : {
+                  display_id: machine.displayId,
+                  machine_name: input.machine_name ?? null,
+                  platform: input.platform ?? null,
+                  is_primary: isPrimary,
+                },
+          }),
+        );
+        if (!bound.bound && bound.reason === "full") {
+          // The owner hears about it: the dashboard names the device and offers to free a slot.
+          await slots.recordRefusal(locked, machine, () =>
+            recordEvent(locked.tx, {
+              type: "license.machine_limit_reached",
+              actor: { type: "service", id: "license-api" },
+              target: { type: "license", id: state.license.id },
+              licenseId: state.license.id,
+              customerId: state.license.customerId,
+              before: null,
+              after: {
                 machine_name: input.machine_name ?? null,
                 platform: input.platform ?? null,
-                is_primary: isPrimary,
+                display_id: machine.displayId,
+                max_machines: locked.license.maxMachines,
               },
-        }),
-      );
-      if (outcome.bound) await this.changed(licenseKey);
-      else this.cache.invalidate(licenseKey);
+            }),
+          );
+        }
+        return bound;
+      });
+      // A refusal decided from the database: this instance's cached state was older than it.
+      if (!outcome?.bound) this.cache.invalidate(licenseKey);
+      if (!outcome) return failure("NOT_FOUND", null);
       if (!outcome.bound) {
         if (outcome.reason === "removed") return failure("MACHINE_REMOVED", state.license, true);
         if (outcome.reason === "activation-limit") return failure("ACTIVATION_LIMIT", state.license);
-        // The owner hears about it: the dashboard names the device and offers to free a slot.
-        await q.recordRefusal(this.db, state.license.id, machine, now, (tx) =>
-          recordEvent(tx, {
-            type: "license.machine_limit_reached",
-            actor: { type: "service", id: "license-api" },
-            target: { type: "license", id: state.license.id },
-            licenseId: state.license.id,
-            customerId: state.license.customerId,
-            before: null,
-            after: {
-              machine_name: input.machine_name ?? null,
-              platform: input.platform ?? null,
-              display_id: machine.displayId,
-              max_machines: state.license.maxMachines,
-            },
-          }),
-        );
         return failure("TOO_MANY_MACHINES", state.license, state.inactive.has(machineId));
       }
       isPrimary = outcome.isPrimary;
@@ -245,7 +258,7 @@ export class LicensingService {
     this.recorder.seenMachine(state.license.id, machineId, now);
 
     const license = this.describe(state.license);
-    const tier = tierById(state.license.tier);
+    const terms = termsOf(state.license);
     // The token never outlives the license: a license ending in an hour gets an hour offline, not a week.
     const tokenTtlSeconds = Math.max(
       1,
@@ -268,7 +281,7 @@ export class LicensingService {
         license,
         machine: { display_id: displayIdFor(machineId), is_primary: isPrimary },
         token,
-        heartbeat_interval_seconds: tier?.heartbeatIntervalSeconds ?? null,
+        heartbeat_interval_seconds: terms.heartbeatIntervalSeconds,
       },
     };
   }
@@ -352,17 +365,20 @@ export class LicensingService {
     // The slot is held for as long as the file works offline (never culled, not removable till then). Decided by the
     // database, not the cache: a file is only issued to a machine that holds a slot of a license in force right now.
     const until = new Date(now.getTime() + ttl * 1000);
-    const leased = await q.extendLease(this.db, license.id, machineId, until, now, (tx) =>
-      recordEvent(tx, {
-        type: "machine.license_file_issued",
-        actor: { type: "service", id: "license-api" },
-        target: { type: "machine", id: machineId },
-        licenseId: license.id,
-        customerId: license.customerId,
-        before: null,
-        after: { valid_until: until.toISOString() },
-      }),
-    );
+    const leased =
+      (await this.seats.change(license.id, (locked) =>
+        slots.leaseSlotForFile(locked, machineId, until, () =>
+          recordEvent(locked.tx, {
+            type: "machine.license_file_issued",
+            actor: { type: "service", id: "license-api" },
+            target: { type: "machine", id: machineId },
+            licenseId: license.id,
+            customerId: license.customerId,
+            before: null,
+            after: { valid_until: until.toISOString() },
+          }),
+        ),
+      )) ?? "refused";
     if (leased !== "leased") {
       this.cache.invalidate(licenseKey);
       const code: LicenseCode = leased === "files-disabled" ? "LICENSE_FILES_DISABLED" : "NOT_ACTIVATED";
@@ -395,13 +411,9 @@ export class LicensingService {
     const licenseKey = normalizeLicenseKey(input.license_key);
     const state = await this.state(licenseKey);
     if (!state) throw new HttpProblem(404, LICENSE_CODE_MESSAGES.NOT_FOUND, "NOT_FOUND");
-    const { outcome, left, leaseUntil, retryAfterSeconds } = await q.deactivateMachine(
-      this.db,
-      state.license.id,
-      input.machine_id.trim(),
-      new Date(),
-      (tx, machine) =>
-        recordEvent(tx, {
+    const deactivation = await this.seats.change(state.license.id, (locked) =>
+      slots.deactivateMachine(locked, input.machine_id.trim(), (machine) =>
+        recordEvent(locked.tx, {
           type: "machine.deactivated",
           actor: { type: "service", id: "license-api" },
           target: { type: "machine", id: machine.machineId },
@@ -410,7 +422,10 @@ export class LicensingService {
           before: { display_id: machine.displayId, machine_name: machine.machineName, is_primary: machine.isPrimary },
           after: null,
         }),
+      ),
     );
+    if (!deactivation) throw new HttpProblem(404, LICENSE_CODE_MESSAGES.NOT_FOUND, "NOT_FOUND");
+    const { outcome, left, leaseUntil, retryAfterSeconds } = deactivation;
     if (outcome === "not-found") throw new HttpProblem(404, LICENSE_ERRORS.machineNotActivated, "NOT_ACTIVATED");
     if (outcome === "leased") {
       throw new HttpProblem(409, LICENSE_ERRORS.licenseFileActive(leaseUntil!), "LICENSE_FILE_ACTIVE");
@@ -418,7 +433,6 @@ export class LicensingService {
     if (outcome === "limit") {
       throw new HttpProblem(429, LICENSE_ERRORS.deactivationLimit, "DEACTIVATION_LIMIT", retryAfterSeconds);
     }
-    await this.changed(state.license.licenseKey);
     if (state.license.licenseKey !== licenseKey) await this.changed(licenseKey);
     return { deactivated: true, deactivations_left: left };
   }
@@ -428,7 +442,7 @@ export class LicensingService {
       tier: license.tier,
       status: license.status,
       expires_at: license.expiresAt?.toISOString() ?? null,
-      features: license.features,
+      features: termsOf(license).features,
       max_machines: license.maxMachines,
     };
   }

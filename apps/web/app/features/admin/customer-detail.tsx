@@ -117,8 +117,8 @@ export function CustomerDetailView({ customerId }: { customerId: string }) {
         onSuccess: ({ data }) => {
           const device = executionDevice(execution);
           setMessage(
-            data.end_reason === "ended_by_admin"
-              ? `Execution on ${device} ended: its slot is free. Its app stops at its next heartbeat.`
+            data.status === "stopping"
+              ? `Stopping on ${device}…: its app has been told; its slot frees once it has stopped.`
               : `The execution on ${device} had already ended (${data.end_reason.replaceAll("_", " ")}).`,
           );
           focusAfterEnd.current = executionsHeadingId(license.id);

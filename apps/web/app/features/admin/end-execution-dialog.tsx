@@ -1,5 +1,8 @@
-/** An admin ends a running execution: its slot is free at once, its app stops at its next heartbeat; with a reason. */
-import { EXECUTION_RULES } from "@flotilla/contracts/executions";
+/**
+ * An admin ends a running execution, with a reason: its app hears it within about a second (its next heartbeat at the
+ * latest) and stops; its slot is held until then (decision 0052).
+ */
+import { EXECUTION_RULES, executionExpiresAfterSeconds } from "@flotilla/contracts/executions";
 import { CircleStop } from "lucide-react";
 import { Banner } from "../../components/banner";
 import { Modal } from "../../components/modal";
@@ -69,8 +72,10 @@ function EndForm({
           </>
         ) : null}{" "}
         on <span className="font-medium text-fg">{executionDevice(execution)}</span>, running since{" "}
-        {formatDateTime(execution.started_at)}, frees its slot now. Its app learns it at its next heartbeat (every{" "}
-        {EXECUTION_RULES.heartbeatIntervalSeconds} s) and stops; it counts as one execution.
+        {formatDateTime(execution.started_at)}, is told to stop. Its app hears it within about a second (at its next
+        heartbeat, every {EXECUTION_RULES.heartbeatIntervalSeconds} s, if it cannot hold a connection) and stops; its
+        slot stays taken until then, {executionExpiresAfterSeconds()} s after its last heartbeat at the latest. It
+        counts as one execution.
       </p>
       <ReasonField {...reason.field} />
       {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}

@@ -145,7 +145,7 @@ describe("Executions of a customer's license", () => {
     expect(await screen.findByText("No executions yet.")).toBeInTheDocument();
   });
 
-  it("ends a running execution only with a reason, then refreshes the list and moves focus to its heading", async () => {
+  it("ends a running execution only with a reason, says it is stopping, refreshes the list and moves focus to its heading", async () => {
     let executions = withRunning();
     const api = fakeApi({
       ...signedInAdmin(),
@@ -154,7 +154,13 @@ describe("Executions of a customer's license", () => {
         executions = afterEnd();
         return json(200, {
           success: true,
-          data: { ended: true, end_reason: "ended_by_admin", ended_at: "2026-01-05T09:40:00.000Z" },
+          data: {
+            status: "stopping",
+            end_reason: "ended_by_admin",
+            stop_requested_at: "2026-01-05T09:40:00.000Z",
+            holds_slot_until: "2026-01-05T09:41:30.000Z",
+            ended_at: null,
+          },
         });
       },
     });
@@ -163,7 +169,8 @@ describe("Executions of a customer's license", () => {
     await user.click(within(table).getByRole("button", { name: /^End execution on Grace's laptop/ }));
 
     const dialog = screen.getByRole("dialog", { name: "End execution" });
-    expect(dialog).toHaveTextContent("frees its slot now");
+    expect(dialog).toHaveTextContent("is told to stop");
+    expect(dialog).toHaveTextContent("its slot stays taken until then");
     const reason = within(dialog).getByLabelText("Reason");
     expect(reason).toBeRequired();
     await vi.waitFor(() => expect(reason).toHaveFocus());
@@ -177,7 +184,7 @@ describe("Executions of a customer's license", () => {
       expect(api.calls("POST", END_PATH)[0]?.body).toEqual({ reason: "App hung; customer asked" }),
     );
 
-    expect(await screen.findByText(/Execution on Grace's laptop ended: its slot is free/)).toHaveAttribute(
+    expect(await screen.findByText(/Stopping on Grace's laptop…: its app has been told/)).toHaveAttribute(
       "role",
       "status",
     );

@@ -1,6 +1,7 @@
 /**
- * A license's executions in the customer detail (decision 0048): how many run against the plan's limit, and a table
- * of the running ones and the most recent others, newest first, with "End" on each running one.
+ * A license's executions in the customer detail (decisions 0048, 0052): how many run against the plan's limit, and a
+ * table of the running ones, the stopping ones (stopped, waiting for their app to stop) and the most recent others,
+ * newest first, with "End" on each running one.
  */
 import { type ExecutionEndReason, runningText } from "@flotilla/contracts/executions";
 import type { MouseEvent } from "react";
@@ -16,10 +17,13 @@ const END_REASON_TEXT: Record<ExecutionEndReason, string> = {
   expired: "Expired (silent)",
   ended_by_owner: "Ended by the owner",
   ended_by_admin: "Ended by an admin",
+  machine_released: "Device lost its slot",
+  limit_lowered: "Plan's limit lowered",
 };
 
 const STATE_STYLE: Record<AdminExecution["status"], string> = {
   running: "bg-emerald-100 text-emerald-800 dark:bg-emerald-950/60 dark:text-emerald-300",
+  stopping: "bg-sky-100 text-sky-900 dark:bg-sky-950/60 dark:text-sky-300",
   expired: "bg-amber-100 text-amber-900 dark:bg-amber-950/60 dark:text-amber-300",
   ended: "bg-bg-subtle text-fg-muted",
 };
@@ -32,18 +36,18 @@ export function executionDevice(execution: AdminExecution): string {
 const at = (iso: string | null, fallback = "—") => formatDateTime(iso, fallback);
 
 function State({ execution }: { execution: AdminExecution }) {
-  const label =
-    execution.status === "running"
-      ? "Running"
-      : execution.status === "expired"
-        ? "Silent"
-        : END_REASON_TEXT[execution.end_reason ?? "completed"];
-  const detail =
-    execution.status === "running"
-      ? `expires ${at(execution.expires_at)} without a heartbeat`
-      : execution.status === "expired"
-        ? "not counted; may come back while a slot is free"
-        : at(execution.ended_at);
+  const label = {
+    running: "Running",
+    stopping: "Stopping…",
+    expired: "Silent",
+    ended: END_REASON_TEXT[execution.end_reason ?? "completed"],
+  }[execution.status];
+  const detail = {
+    running: `expires ${at(execution.expires_at)} without a heartbeat`,
+    stopping: `${END_REASON_TEXT[execution.end_reason ?? "ended_by_admin"]}; holds its slot until its app stops, ${at(execution.expires_at)} at the latest`,
+    expired: "not counted; may come back while a slot is free",
+    ended: at(execution.ended_at),
+  }[execution.status];
   return (
     <>
       <span

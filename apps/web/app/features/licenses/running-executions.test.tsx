@@ -14,6 +14,9 @@ const RUNNING: LicenseExecutions["running"][number] = {
   started_at: "2026-11-26T14:02:00Z",
   last_heartbeat_at: "2026-11-26T14:05:00Z",
   expires_at: "2026-11-26T14:06:30Z",
+  status: "running",
+  stop_reason: null,
+  stop_requested_at: null,
 };
 const fetchMock = vi.fn<typeof fetch>();
 
@@ -57,7 +60,7 @@ describe("RunningExecutions", () => {
 
   it("ends an execution only after the owner confirms it", async () => {
     fetchMock.mockResolvedValue(
-      new Response(JSON.stringify({ success: true, data: { ended: true } }), { status: 200 }),
+      new Response(JSON.stringify({ success: true, data: { status: "stopping" } }), { status: 200 }),
     );
     const { section, onChanged } = renderRunning({ limit: 1, running: [RUNNING] });
     const user = userEvent.setup();
@@ -77,5 +80,21 @@ describe("RunningExecutions", () => {
     await user.click(within(section).getByRole("button", { name: "Keep running" }));
     expect(within(section).getByRole("button", { name: "End the execution on Studio Mac" })).toBeInTheDocument();
     expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it("says an execution stopped elsewhere is stopping on its device, still holding its slot, with no End button", () => {
+    const stopping = {
+      ...RUNNING,
+      status: "stopping" as const,
+      stop_reason: "ended_by_owner" as const,
+      stop_requested_at: "2026-11-26T14:05:10Z",
+    };
+    const { section } = renderRunning({ limit: 1, running: [stopping] });
+    expect(within(section).getByTestId("running-count")).toHaveTextContent("1 of 1");
+    const row = within(section).getByRole("listitem");
+    expect(within(row).getByRole("status")).toHaveTextContent("Stopping on Studio Mac…");
+    expect(row.querySelector("time")).toHaveAttribute("datetime", stopping.expires_at);
+    expect(within(section).queryByRole("button")).toBeNull();
+    expect(section).toHaveTextContent("refused until the stopping one has stopped");
   });
 });

@@ -1,10 +1,12 @@
 /**
- * What runs now on a license, across its devices (decision 0048): "1 of 1", and per execution the device, what it
- * runs and since when. Live: the dashboard re-reads it whenever the event stream says the license changed. The owner
- * can end one (the app hears it at its next heartbeat), after saying so twice.
+ * What runs now on a license, across its devices (decisions 0048, 0052): "1 of 1", and per execution the device, what
+ * it runs and since when. Live: the dashboard re-reads it whenever the event stream says the license changed. The owner
+ * can end one, after saying so twice: it then reads "Stopping on <device>…" until its app has stopped (within about a
+ * second when the app is online) — its slot is held until then, so the count stays true.
  */
 import { limitText, runningText } from "@flotilla/contracts/executions";
 import type { LicenseExecutions } from "@flotilla/contracts/licensing";
+import { Loader2 } from "lucide-react";
 import { useState } from "react";
 import { buttonClass } from "../../components/button";
 import { del, serverErrorMessage } from "../../lib/http";
@@ -19,6 +21,7 @@ interface RunningExecutionsProps {
 export function RunningExecutions({ licenseKey, executions, onChanged }: RunningExecutionsProps) {
   const { running, limit } = executions;
   const full = limit !== null && running.length >= limit;
+  const stopping = running.some((execution) => execution.status === "stopping");
   return (
     <section aria-labelledby={`running-${licenseKey}`} className="mt-5 rounded-xl border border-border p-4">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -43,7 +46,9 @@ export function RunningExecutions({ licenseKey, executions, onChanged }: Running
       )}
       {full && running.length > 0 && (
         <p className="mt-3 text-xs text-fg-muted">
-          Another execution on any device is refused until this one finishes, or you end it.
+          {stopping
+            ? "Another execution on any device is refused until the stopping one has stopped."
+            : "Another execution on any device is refused until this one finishes, or you end it."}
         </p>
       )}
     </section>
@@ -63,6 +68,7 @@ function RunningRow({
   const [ending, setEnding] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const device = execution.machine_name ?? execution.display_id;
+  if (execution.status === "stopping") return <StoppingRow execution={execution} device={device} />;
 
   async function end() {
     setEnding(true);
@@ -119,6 +125,28 @@ function RunningRow({
           End
         </button>
       )}
+    </li>
+  );
+}
+
+/** Stopped from here or the console: its slot is held until its app has stopped, or its heartbeat window passes. */
+function StoppingRow({ execution, device }: { execution: LicenseExecutions["running"][number]; device: string }) {
+  return (
+    <li className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2 rounded-lg bg-bg-subtle px-3 py-2 text-sm">
+      <div className="min-w-0" role="status">
+        <p className="font-medium break-words">
+          <Loader2 aria-hidden className="mr-1.5 inline size-3.5 animate-spin align-[-2px] text-fg-muted" />
+          Stopping on {device}…
+          {execution.feature && <span className="font-normal text-fg-muted"> · {featureLabel(execution.feature)}</span>}
+        </p>
+        <p className="text-xs text-fg-muted">
+          Its app has been told to stop; the slot frees once it has, by{" "}
+          <time dateTime={execution.expires_at} title={formatExactTime(execution.expires_at)}>
+            {formatClockTime(execution.expires_at)}
+          </time>{" "}
+          at the latest.
+        </p>
+      </div>
     </li>
   );
 }

@@ -1,0 +1,556 @@
+/**
+ * Execution leases (decisions 0048, 0052): the only writers of execution_leases. A lease
+ *   - holds one of its license's execution slots while it has not ended and has not expired (expires_at, pushed
+ *     forward by each heartbeat);
+ *   - is running while it also has not been stopped, and only on the binding it started on (machine_ref);
+ *   - is stopping once someone else stopped it (its owner, an admin, its machine losing its slot, a lower limit): it
+ *     still holds its slot until its app has stopped (the app ends it) or its heartbeat window passes, so "nothing
+ *     runs" is true in time, not only in rows. It is never revived.
+ * Every decision that can add a lease that holds a slot (a start, a revival) is taken under the seat lock
+ * (seat-lock.ts). A live lease's heartbeat is one conditional write without the lock; ending only frees, and a
+ * conditional write counts it once. An ended lease is added to the usage figures once, in the transaction that ends it.
+ */
+import {
+  EXECUTION_RULES,
+  type ExecutionEndReason,
+  type ExecutionStopReason,
+  executionExpiresAfterSeconds,
+} from "@flotilla/contracts/executions";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import type { Database, Transaction } from "../../../db/client";
+import { executionLeases, licenses, machines } from "../../../db/schema";
+import { utcDay } from "../attempt-recorder";
+import {
+  claimIdempotencyKey,
+  findIdempotentAnswer,
+  recordUsage,
+  releaseIdempotencyKey,
+  storeIdempotentResponse,
+} from "../queries";
+import { termsOf } from "./license-terms";
+import { databaseNow, type LicenseRow, type LockedLicense } from "./seat-lock";
+
+export type LeaseRow = typeof executionLeases.$inferSelect;
+
+/** A lease that holds a slot, as the dashboard, the console and a refusal show it. */
+export interface HeldExecution {
+  id: string;
+  licenseId: string;
+  machineId: string;
+  displayId: string | null;
+  machineName: string | null;
+  feature: string;
+  startedAt: Date;
+  lastHeartbeatAt: Date;
+  expiresAt: Date;
+  /** Stopped by someone else and still holding its slot (its app has not stopped yet). */
+  stopping: boolean;
+  stopReason: ExecutionStopReason | null;
+  stopRequestedAt: Date | null;
+}
+
+/** Holds a slot at `now`: not ended, not expired (stopping ones included). */
+const holdsSlotAt = (now: Date) => and(isNull(executionLeases.endedAt), gt(executionLeases.expiresAt, now));
+const expiryFrom = (at: Date) => new Date(at.getTime() + executionExpiresAfterSeconds() * 1000);
+const itsMachine = and(
+  eq(machines.licenseId, executionLeases.licenseId),
+  eq(machines.machineId, executionLeases.machineId),
+);
+
+/** Leases of these licenses that hold a slot at `now`, oldest first, with their machine's names where it has a row. */
+export async function heldExecutions(
+  db: Database | Transaction,
+  licenseIds: string[],
+  now: Date,
+): Promise<HeldExecution[]> {
+  if (licenseIds.length === 0) return [];
+  const rows = await db
+    .select({
+      id: executionLeases.id,
+      licenseId: executionLeases.licenseId,
+      machineId: executionLeases.machineId,
+      displayId: machines.displayId,
+      machineName: machines.machineName,
+      feature: executionLeases.feature,
+      startedAt: executionLeases.startedAt,
+      lastHeartbeatAt: executionLeases.lastHeartbeatAt,
+      expiresAt: executionLeases.expiresAt,
+      stopRequestedAt: executionLeases.stopRequestedAt,
+      endReason: executionLeases.endReason,
+    })
+    .from(executionLeases)
+    .leftJoin(machines, itsMachine)
+    .where(and(inArray(executionLeases.licenseId, licenseIds), holdsSlotAt(now)))
+    .orderBy(asc(executionLeases.startedAt), asc(executionLeases.id));
+  return rows.map(({ endReason, ...row }) => ({
+    ...row,
+    stopping: row.stopRequestedAt !== null,
+    stopReason: row.stopRequestedAt ? (endReason as ExecutionStopReason) : null,
+  }));
+}
+
+/** How many leases hold a slot across the service (the /metrics gauge), or of one license. */
+export async function heldExecutionCount(db: Database, now: Date, licenseId?: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(executionLeases)
+    .where(and(licenseId ? eq(executionLeases.licenseId, licenseId) : undefined, holdsSlotAt(now)));
+  return row?.n ?? 0;
+}
+
+/** Why a license is not in force at `now` (under the lock), or null when it is. */
+export function notInForce(license: LicenseRow | null, now: Date): "SUSPENDED" | "EXPIRED" | "NOT_FOUND" | null {
+  if (!license) return "NOT_FOUND";
+  if (license.status === "suspended") return "SUSPENDED";
+  if (license.status !== "active" || (license.expiresAt && license.expiresAt <= now)) return "EXPIRED";
+  return null;
+}
+type NotInForce = { outcome: "license-not-in-force"; code: "SUSPENDED" | "EXPIRED" | "NOT_FOUND" };
+
+/** The machine's binding (its row) while it holds a slot, else null. */
+async function slotOf(locked: LockedLicense, machineId: string): Promise<{ id: string } | null> {
+  const [row] = await locked.tx
+    .select({ id: machines.id })
+    .from(machines)
+    .where(
+      and(eq(machines.licenseId, locked.license.id), eq(machines.machineId, machineId), eq(machines.status, "active")),
+    );
+  return row ?? null;
+}
+
+/** Whether one more lease on this machine would pass the license's limit (null: unlimited, a per-machine bound). */
+function full(held: HeldExecution[], limit: number | null, machineId: string): boolean {
+  if (limit === null) {
+    return held.filter((lease) => lease.machineId === machineId).length >= EXECUTION_RULES.maxPerMachineUnlimited;
+  }
+  return held.length >= limit;
+}
+
+export type StartOutcome =
+  | { outcome: "started"; lease: LeaseRow; running: number; limit: number | null }
+  /** The Idempotency-Key names an earlier start: its answer is replayed (or, for another request, refused). */
+  | { outcome: "replay"; stored: { requestHash: string; executionId: string | null; running: number } | null }
+  | { outcome: "limit"; held: HeldExecution[]; limit: number }
+  | { outcome: "not-activated" }
+  | NotInForce;
+
+/** Starts an execution unless the license's held executions are at its limit. */
+export async function startExecution(
+  locked: LockedLicense,
+  input: {
+    machineId: string;
+    feature: string;
+    /**
+     * A retried start (its answer was lost) must not start a second execution: the key is claimed under the lock, so
+     * a retry waits for the first attempt and replays its execution. A refusal releases the key (a retry may win).
+     */
+    idempotency?: { scope: string; key: string; requestHash: string; expiredBefore: Date };
+  },
+  /** Run in the deciding transaction: the audit record of a refusal. */
+  onRefused?: (held: HeldExecution[], limit: number) => Promise<unknown>,
+): Promise<StartOutcome> {
+  const { tx, license, now } = locked;
+  const blocked = notInForce(license, now);
+  if (blocked) return { outcome: "license-not-in-force", code: blocked };
+  const slot = await slotOf(locked, input.machineId);
+  if (!slot) return { outcome: "not-activated" };
+  const { idempotency } = input;
+  if (idempotency) {
+    const claimed = await claimIdempotencyKey(
+      tx,
+      { ...idempotency, statusCode: 200, response: {} },
+      now,
+      idempotency.expiredBefore,
+    );
+    if (!claimed) {
+      const stored = await findIdempotentAnswer(tx, idempotency.scope, idempotency.key, idempotency.expiredBefore);
+      const answer = (stored?.response ?? {}) as { execution_id?: string; running?: number };
+      return {
+        outcome: "replay",
+        stored: stored
+          ? { requestHash: stored.requestHash, executionId: answer.execution_id ?? null, running: answer.running ?? 1 }
+          : null,
+      };
+    }
+  }
+  const limit = termsOf(license).executionLimit;
+  const held = await heldExecutions(tx, [license.id], now);
+  if (full(held, limit, input.machineId)) {
+    if (idempotency) await releaseIdempotencyKey(tx, idempotency.scope, idempotency.key);
+    const shown = limit ?? held.length;
+    await onRefused?.(held, shown);
+    return { outcome: "limit", held, limit: shown };
+  }
+  const [lease] = await tx
+    .insert(executionLeases)
+    .values({
+      licenseId: license.id,
+      machineId: input.machineId,
+      machineRef: slot.id,
+      feature: input.feature,
+      startedAt: now,
+      lastHeartbeatAt: now,
+      expiresAt: expiryFrom(now),
+    })
+    .returning();
+  if (idempotency) {
+    await storeIdempotentResponse(tx, idempotency.scope, idempotency.key, {
+      execution_id: lease!.id,
+      running: held.length + 1,
+    });
+  }
+  locked.announce();
+  return { outcome: "started", lease: lease!, running: held.length + 1, limit };
+}
+
+/**
+ * A heartbeat of a live lease, in one statement and without the seat lock: extends it while it has not ended, has not
+ * been stopped, has not expired, and the binding it started on still holds a slot. Null otherwise: the caller decides
+ * under the lock (heartbeatLocked). A machine that lost its slot and was bound again is a new binding: its old lease
+ * is never extended here.
+ */
+export async function keepAlive(
+  db: Database,
+  input: { licenseId: string; machineId: string; leaseId: string },
+): Promise<LeaseRow | null> {
+  const [lease] = await db
+    .update(executionLeases)
+    .set({
+      lastHeartbeatAt: sql`clock_timestamp()`,
+      expiresAt: sql`clock_timestamp() + make_interval(secs => ${executionExpiresAfterSeconds()})`,
+    })
+    .where(
+      and(
+        eq(executionLeases.id, input.leaseId),
+        eq(executionLeases.licenseId, input.licenseId),
+        eq(executionLeases.machineId, input.machineId),
+        isNull(executionLeases.endedAt),
+        isNull(executionLeases.stopRequestedAt),
+        sql`${executionLeases.expiresAt} > clock_timestamp()`,
+        sql`exists (select 1 from ${machines} m where m.id = ${executionLeases.machineRef} and m.status = 'active')`,
+      ),
+    )
+    .returning();
+  return lease ?? null;
+}
+
+export type HeartbeatOutcome =
+  | { outcome: "alive"; lease: LeaseRow; revived: boolean; running: number; limit: number | null }
+  | { outcome: "limit"; held: HeldExecution[]; limit: number }
+  | { outcome: "ended"; lease: LeaseRow }
+  | { outcome: "not-found" }
+  | NotInForce;
+
+/**
+ * A heartbeat that keepAlive could not take: decided under the lock. A stopped or ended lease is over (EXECUTION_ENDED,
+ * with why); one whose binding no longer holds a slot is stopped now; one that expired comes back within the revival
+ * window if a slot is free (else the limit's refusal, and it stays expired), and after the window it has ended.
+ */
+export async function heartbeatLocked(
+  locked: LockedLicense,
+  input: { machineId: string; leaseId: string },
+): Promise<HeartbeatOutcome> {
+  const { tx, license, now } = locked;
+  const [lease] = await tx
+    .select()
+    .from(executionLeases)
+    .where(
+      and(
+        eq(executionLeases.id, input.leaseId),
+        eq(executionLeases.licenseId, license.id),
+        eq(executionLeases.machineId, input.machineId),
+      ),
+    );
+  if (!lease) return { outcome: "not-found" };
+  if (lease.endedAt || lease.stopRequestedAt) return { outcome: "ended", lease };
+  const blocked = notInForce(license, now);
+  if (blocked) return { outcome: "license-not-in-force", code: blocked };
+  const slot = await slotOf(locked, input.machineId);
+  if (!slot || slot.id !== lease.machineRef) {
+    const [stopped] = await stopLeases(tx, [lease.id], "machine_released", now);
+    locked.announce();
+    return { outcome: "ended", lease: stopped ?? lease };
+  }
+  const limit = termsOf(license).executionLimit;
+  const held = await heldExecutions(tx, [license.id], now);
+  const alive = lease.expiresAt > now;
+  if (!alive) {
+    const revivableUntil = new Date(lease.expiresAt.getTime() + EXECUTION_RULES.revivalWindowSeconds * 1000);
+    if (now > revivableUntil) {
+      const ended = await endLease(tx, lease, "expired", lease.expiresAt);
+      return { outcome: "ended", lease: ended ?? lease };
+    }
+    if (full(held, limit, input.machineId)) return { outcome: "limit", held, limit: limit ?? held.length };
+  }
+  const [updated] = await tx
+    .update(executionLeases)
+    .set({ lastHeartbeatAt: now, expiresAt: expiryFrom(now) })
+    .where(eq(executionLeases.id, lease.id))
+    .returning();
+  // A revival changes what runs; a plain heartbeat shows on the dashboard as a later expiry only.
+  if (!alive) locked.announce();
+  return { outcome: "alive", lease: updated!, revived: !alive, running: held.length + (alive ? 0 : 1), limit };
+}
+
+/** Ends a lease (if it has not ended) and counts it as one execution, in the caller's transaction. */
+async function endLease(tx: Transaction, lease: LeaseRow, reason: ExecutionEndReason, endedAt: Date) {
+  const [ended] = await tx
+    .update(executionLeases)
+    .set({ endedAt, endReason: reason })
+    .where(and(eq(executionLeases.id, lease.id), isNull(executionLeases.endedAt)))
+    .returning();
+  if (!ended) return null;
+  await recordUsage(tx, {
+    licenseId: ended.licenseId,
+    machineId: ended.machineId,
+    feature: ended.feature,
+    executions: 1,
+    day: utcDay(endedAt),
+  });
+  return ended;
+}
+
+/**
+ * The app ends its own lease (it completed, or it has stopped after being stopped): the slot is free at once, and it
+ * counts once. Idempotent: an ended lease answers how it ended. A stopped lease keeps the reason it was stopped for.
+ * No lock needed: ending only frees, and the conditional write counts it once.
+ */
+export async function endByApp(
+  db: Database,
+  input: { licenseId: string; machineId: string; leaseId: string },
+): Promise<{ outcome: "ended"; lease: LeaseRow; now: boolean } | { outcome: "not-found" }> {
+  return db.transaction(async (tx) => {
+    const [lease] = await tx
+      .select()
+      .from(executionLeases)
+      .where(
+        and(
+          eq(executionLeases.id, input.leaseId),
+          eq(executionLeases.licenseId, input.licenseId),
+          eq(executionLeases.machineId, input.machineId),
+        ),
+      );
+    if (!lease) return { outcome: "not-found" };
+    if (lease.endedAt) return { outcome: "ended", lease, now: false };
+    const reason = (lease.stopRequestedAt ? lease.endReason : "completed") as ExecutionEndReason;
+    const ended = await endLease(tx, lease, reason, await databaseNow(tx));
+    return ended ? { outcome: "ended", lease: ended, now: true } : { outcome: "ended", lease, now: false };
+  });
+}
+
+/**
+ * Stops leases that hold a slot: each holds it on until its app has stopped (it ends the lease) or it expires.
+ * Returns the leases it stopped (those already stopped or ended are left as they are).
+ */
+async function stopLeases(
+  tx: Transaction,
+  leaseIds: string[],
+  reason: ExecutionStopReason,
+  now: Date,
+): Promise<LeaseRow[]> {
+  if (leaseIds.length === 0) return [];
+  return tx
+    .update(executionLeases)
+    .set({ stopRequestedAt: now, endReason: reason })
+    .where(
+      and(
+        inArray(executionLeases.id, leaseIds),
+        isNull(executionLeases.endedAt),
+        isNull(executionLeases.stopRequestedAt),
+      ),
+    )
+    .returning();
+}
+
+/**
+ * The machines lost their slots (deactivated, removed, revoked, culled): their leases stop, in the transaction that
+ * freed the slots and under the same lock. Every path that frees a slot calls this (machine-slots.ts). Returns how
+ * many it stopped.
+ */
+export async function stopLeasesOfMachines(
+  tx: Transaction,
+  freed: { licenseId: string; machineId: string }[],
+  now: Date,
+): Promise<number> {
+  if (freed.length === 0) return 0;
+  const pairs = sql.join(
+    freed.map((row) => sql`(${row.licenseId}::uuid, ${row.machineId}::text)`),
+    sql`, `,
+  );
+  const stopped = await tx
+    .update(executionLeases)
+    .set({ stopRequestedAt: now, endReason: "machine_released" })
+    .where(
+      and(
+        isNull(executionLeases.endedAt),
+        isNull(executionLeases.stopRequestedAt),
+        sql`(${executionLeases.licenseId}, ${executionLeases.machineId}) in (${pairs})`,
+      ),
+    )
+    .returning({ id: executionLeases.id });
+  return stopped.length;
+}
+
+/**
+ * A lower limit brings what runs down to it: the executions started last beyond the limit stop (the oldest run on),
+ * and their apps are told (410 EXECUTION_ENDED "limit_lowered" at the next heartbeat, and their watch at once).
+ * Returns the ids it stopped.
+ */
+export async function stopBeyondLimit(locked: LockedLicense, changed: LicenseRow = locked.license): Promise<string[]> {
+  const limit = termsOf(changed).executionLimit;
+  if (limit === null) return [];
+  const running = (await heldExecutions(locked.tx, [locked.license.id], locked.now)).filter((lease) => !lease.stopping);
+  const surplus = running.slice(limit).map((lease) => lease.id);
+  const stopped = await stopLeases(locked.tx, surplus, "limit_lowered", locked.now);
+  if (stopped.length > 0) locked.announce();
+  return stopped.map((lease) => lease.id);
+}
+
+export type StopOutcome =
+  | { outcome: "stopping"; lease: LeaseRow; now: boolean }
+  | { outcome: "ended"; lease: LeaseRow }
+  | { outcome: "not-found" };
+
+/**
+ * The owner or an admin stops an execution of the license (any machine). A running lease is stopping from now: its
+ * app is told at once (its watch) or at its next heartbeat, and its slot is held until it has stopped or expired. A
+ * lease that had gone silent (expired, not yet ended) ends now: it held no slot, and it can no longer be revived.
+ * Idempotent.
+ */
+export async function stopExecution(
+  locked: LockedLicense,
+  leaseId: string,
+  reason: Extract<ExecutionStopReason, "ended_by_owner" | "ended_by_admin">,
+  /** Run in the deciding transaction when this call stopped it (the audit record). */
+  onStopped?: (lease: LeaseRow) => Promise<unknown>,
+): Promise<StopOutcome> {
+  const { tx, license, now } = locked;
+  const [lease] = await tx
+    .select()
+    .from(executionLeases)
+    .where(and(eq(executionLeases.id, leaseId), eq(executionLeases.licenseId, license.id)));
+  if (!lease) return { outcome: "not-found" };
+  if (lease.endedAt) return { outcome: "ended", lease };
+  if (lease.stopRequestedAt) {
+    if (lease.expiresAt > now) return { outcome: "stopping", lease, now: false };
+    // Stopped earlier, and its app never answered: it ended when its heartbeat window passed.
+    const ended = await endLease(tx, lease, lease.endReason as ExecutionEndReason, lease.expiresAt);
+    locked.announce();
+    return { outcome: "ended", lease: ended ?? lease };
+  }
+  if (lease.expiresAt <= now) {
+    // Silent, but within its revival window: it holds no slot, so it ends now and can never come back.
+    const ended = await endLease(tx, lease, reason, now);
+    await onStopped?.(ended ?? lease);
+    locked.announce();
+    return { outcome: "ended", lease: ended ?? lease };
+  }
+  const [stopped] = await stopLeases(tx, [lease.id], reason, now);
+  await onStopped?.(stopped!);
+  locked.announce();
+  return { outcome: "stopping", lease: stopped!, now: true };
+}
+
+/** A lease by id, for a replayed start. */
+export async function leaseById(db: Database, licenseId: string, leaseId: string): Promise<LeaseRow | null> {
+  const [lease] = await db
+    .select()
+    .from(executionLeases)
+    .where(and(eq(executionLeases.id, leaseId), eq(executionLeases.licenseId, licenseId)));
+  return lease ?? null;
+}
+
+/** A machine's leases by id, for its watch: each as it stands now (missing ids are not this machine's). */
+export async function leasesOfMachine(
+  db: Database,
+  input: { licenseId: string; machineId: string; leaseIds: string[] },
+): Promise<LeaseRow[]> {
+  if (input.leaseIds.length === 0) return [];
+  return db
+    .select()
+    .from(executionLeases)
+    .where(
+      and(
+        inArray(executionLeases.id, input.leaseIds),
+        eq(executionLeases.licenseId, input.licenseId),
+        eq(executionLeases.machineId, input.machineId),
+      ),
+    );
+}
+
+/**
+ * The sweep (culling job), in batches of at most `batch`: leases silent past their revival window have ended, dated
+ * when they expired; stopped leases whose app never answered have ended when they expired (they are never revived).
+ * Each is counted once. Returns the keys of the licenses it changed.
+ */
+export async function sweepExpiredExecutions(tx: Transaction, now: Date, batch: number): Promise<string[]> {
+  const before = new Date(now.getTime() - EXECUTION_RULES.revivalWindowSeconds * 1000);
+  const due = await tx
+    .select({ id: executionLeases.id })
+    .from(executionLeases)
+    .where(
+      and(
+        isNull(executionLeases.endedAt),
+        or(
+          lte(executionLeases.expiresAt, before),
+          and(isNotNull(executionLeases.stopRequestedAt), lte(executionLeases.expiresAt, now)),
+        ),
+      ),
+    )
+    .orderBy(asc(executionLeases.id))
+    .limit(batch)
+    .for("update", { skipLocked: true });
+  if (due.length === 0) return [];
+  const ended = await tx
+    .update(executionLeases)
+    .set({
+      endedAt: executionLeases.expiresAt,
+      endReason: sql`case when ${executionLeases.stopRequestedAt} is null then 'expired' else ${executionLeases.endReason} end`,
+    })
+    .where(
+      and(
+        inArray(
+          executionLeases.id,
+          due.map((row) => row.id),
+        ),
+        isNull(executionLeases.endedAt),
+      ),
+    )
+    .returning();
+  for (const lease of ended) {
+    await recordUsage(tx, {
+      licenseId: lease.licenseId,
+      machineId: lease.machineId,
+      feature: lease.feature,
+      executions: 1,
+      day: utcDay(lease.expiresAt),
+    });
+  }
+  const ids = [...new Set(ended.map((lease) => lease.licenseId))];
+  if (ids.length === 0) return [];
+  const keys = await tx.select({ key: licenses.licenseKey }).from(licenses).where(inArray(licenses.id, ids));
+  return keys.map((row) => row.key);
+}
+
+/** A license's most recent leases, whatever their state (the console). */
+export async function recentExecutions(db: Database, licenseId: string, limit: number) {
+  return db
+    .select({
+      id: executionLeases.id,
+      machineId: executionLeases.machineId,
+      displayId: machines.displayId,
+      machineName: machines.machineName,
+      feature: executionLeases.feature,
+      startedAt: executionLeases.startedAt,
+      lastHeartbeatAt: executionLeases.lastHeartbeatAt,
+      expiresAt: executionLeases.expiresAt,
+      endedAt: executionLeases.endedAt,
+      endReason: executionLeases.endReason,
+      stopRequestedAt: executionLeases.stopRequestedAt,
+    })
+    .from(executionLeases)
+    .leftJoin(machines, itsMachine)
+    .where(eq(executionLeases.licenseId, licenseId))
+    .orderBy(desc(executionLeases.startedAt))
+    .limit(limit);
+}
