@@ -9,7 +9,7 @@ import { WEBHOOK_RETRY_WINDOW_HOURS, type WebhookPayload } from "@flotilla/contr
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { outbox, webhookDeliveries, webhookEndpoints } from "../db/schema";
-import type { UrlPolicy } from "../lib/net-guard";
+import type { Resolve, UrlPolicy } from "../lib/net-guard";
 import { decryptSecret } from "../lib/secrets";
 import { recordEvent } from "../modules/events/record";
 import type { MailSender } from "./mail";
@@ -59,6 +59,8 @@ export interface OutboxRunnerOptions {
   mailContext: MailContext;
   appSecret: string;
   policy: UrlPolicy;
+  /** DNS for webhook receivers (tests answer for it); the system's by default. */
+  resolve?: Resolve;
   webhookTimeoutMs: number;
   intervalMs: number;
   log: { info(details: object, message: string): void; error(details: object, message: string): void };
@@ -158,7 +160,7 @@ export class OutboxRunner {
     const payload = row.payload as WebhookPayload;
     const attempt = await sendWebhook(
       { url: endpoint.url, secrets, eventId: payload.id, eventType: payload.type, body: JSON.stringify(payload) },
-      { policy: this.options.policy, timeoutMs: this.options.webhookTimeoutMs },
+      { policy: this.options.policy, timeoutMs: this.options.webhookTimeoutMs, resolve: this.options.resolve },
     );
     await this.db.insert(webhookDeliveries).values({
       outboxId: row.id,

@@ -2,12 +2,18 @@
  * Sends one webhook: a signed POST, no redirects followed, SSRF rules on every connection, and one deadline for the
  * whole attempt — connecting, the answer's headers and its body. A socket idle timeout alone would let a receiver
  * that trickles a byte now and then hold the outbox round for hours (decision 0037).
+ *
+ * SSRF (lib/net-guard.ts): the URL is checked again before each attempt (an endpoint registered under looser rules is
+ * refused here), the name is resolved inside the socket's own lookup, which refuses a non-public answer, and each
+ * attempt opens a connection of its own (`agent: false`): no pooled socket, and no proxy from the environment
+ * (`NODE_USE_ENV_PROXY`), whose own DNS would decide where the request goes. A 3xx is an answer like any other
+ * non-2xx: its Location is never followed, and the attempt is retried later.
  */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { BRAND } from "@flotilla/contracts/brand";
 import { WEBHOOK_HEADERS } from "@flotilla/contracts/events";
-import { guardedLookup, type UrlPolicy, webhookUrlProblem } from "../lib/net-guard";
+import { guardedLookup, type Resolve, type UrlPolicy, webhookUrlProblem } from "../lib/net-guard";
 import { legacySignature, standardSignature } from "./signature";
 
 export interface WebhookAttempt {
@@ -27,7 +33,7 @@ export interface WebhookRequest {
 
 export async function sendWebhook(
   input: WebhookRequest,
-  options: { policy: UrlPolicy; timeoutMs: number; now?: () => number },
+  options: { policy: UrlPolicy; timeoutMs: number; now?: () => number; resolve?: Resolve },
 ): Promise<WebhookAttempt> {
   const started = Date.now();
   const problem = webhookUrlProblem(input.url, options.policy);
@@ -43,10 +49,11 @@ export async function sendWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      const redirect = statusCode !== null && statusCode >= 300 && statusCode < 400;
       resolve({
         ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
         statusCode,
-        error,
+        error: error ?? (redirect ? `HTTP ${statusCode}: redirects are not followed` : null),
         durationMs: Date.now() - started,
       });
     };
@@ -54,7 +61,8 @@ export async function sendWebhook(
       url,
       {
         method: "POST",
-        lookup: guardedLookup(options.policy) as never,
+        agent: false,
+        lookup: guardedLookup(options.policy, options.resolve) as never,
         headers: {
           "content-type": "application/json",
           "user-agent": `${BRAND.name}-Webhooks/1`,

@@ -1,12 +1,15 @@
 /**
  * One error handler for the whole API: bad input → 400 with the schema's message, malformed JSON → 400,
  * oversized body → 413, rate limits → 429; nothing a client sends produces a 5xx or a stack trace. A peer that
- * did not answer in time (lib/peer-waits.ts) → 503 with Retry-After.
+ * did not answer in time (lib/peer-waits.ts) → 503 with Retry-After. An answer given while the body is still arriving
+ * (413, 415…) ends only once the rest has been read and discarded, within bounds (lib/refused-body.ts): a client still
+ * writing its body reads its answer instead of a reset connection.
  */
 import { ERROR_CODES } from "@flotilla/contracts/api-errors";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { isPeerUnavailable } from "../lib/peer-waits";
+import { answerBeforeBody, REFUSED_BODY_DRAIN, type RefusedBodyBounds } from "../lib/refused-body";
 
 /** A failure a service raises on purpose, with the status and message the client should see. */
 export class HttpProblem extends Error {
@@ -23,8 +26,10 @@ export class HttpProblem extends Error {
   }
 }
 
-export function registerErrorHandler(app: FastifyInstance) {
+export function registerErrorHandler(app: FastifyInstance, options: { refusedBody?: RefusedBodyBounds } = {}) {
+  const refusedBody = options.refusedBody ?? REFUSED_BODY_DRAIN;
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    answerBeforeBody(request.raw, reply.raw, refusedBody);
     if (error instanceof HttpProblem) {
       if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
       return reply

@@ -8,7 +8,13 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { outbox, webhookDeliveries, webhookEndpoints } from "../../db/schema";
-import { type UrlPolicy, webhookUrlProblem } from "../../lib/net-guard";
+import {
+  type Resolve,
+  resolvedUrlProblem,
+  systemResolve,
+  type UrlPolicy,
+  webhookUrlProblem,
+} from "../../lib/net-guard";
 import { encryptSecret } from "../../lib/secrets";
 import { WEBHOOK_SECRET_PURPOSE } from "../../outbox/runner";
 import { SECRET_PREFIX } from "../../outbox/signature";
@@ -52,10 +58,13 @@ export class WebhookAdmin {
     private readonly db: Database,
     private readonly appSecret: string,
     private readonly policy: UrlPolicy,
+    /** DNS for the registration's check (tests answer for it). */
+    private readonly resolve: Resolve = systemResolve,
   ) {}
 
-  private checkUrl(url: string) {
-    const problem = webhookUrlProblem(url, this.policy);
+  /** The URL's own rules, then (production policy) the addresses its name resolves to now; delivery checks again. */
+  private async checkUrl(url: string) {
+    const problem = webhookUrlProblem(url, this.policy) ?? (await resolvedUrlProblem(url, this.policy, this.resolve));
     if (problem) throw new HttpProblem(400, problem, "INVALID_WEBHOOK_URL");
   }
 
@@ -76,7 +85,7 @@ export class WebhookAdmin {
   }
 
   async create(input: z.output<typeof CreateWebhookSchema>, actor: Actor, address: string) {
-    this.checkUrl(input.url);
+    await this.checkUrl(input.url);
     const secret = newWebhookSecret();
     const row = await this.db.transaction(async (tx) => {
       const [created] = await tx
@@ -103,7 +112,7 @@ export class WebhookAdmin {
   }
 
   async update(id: string, input: z.output<typeof UpdateWebhookSchema>, actor: Actor, address: string) {
-    if (input.url !== undefined) this.checkUrl(input.url);
+    if (input.url !== undefined) await this.checkUrl(input.url);
     // Looked up before the transaction: a query on `this.db` inside it waits for the transaction's own
     // connection on PGlite (one connection), and so never runs.
     const found = await this.find(id);
