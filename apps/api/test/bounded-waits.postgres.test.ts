@@ -3,23 +3,28 @@
  * stall: this file runs in the PostgreSQL project only (CI sets TEST_DATABASE_URL), through a TCP proxy that can
  * freeze every connection between the service and the server.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { Config } from "../src/config";
+import { devSignIn } from "./helpers/dev-sign-in";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { appsWithPeers, validateWithin as validate } from "./helpers/peer-apps";
 import { freezableProxy, within } from "./helpers/stalling-peers";
 import { createTestDatabase } from "./helpers/test-app";
 
-const { appWith } = appsWithPeers();
+const { appWith, defer } = appsWithPeers();
 
 describe("a PostgreSQL link that stalls", () => {
-  async function stallableApp() {
+  async function stallableApp(overrides: Partial<Config> = {}) {
     const database = await createTestDatabase();
     if (database.options.kind !== "postgres") throw new Error("PostgreSQL only");
     const target = new URL(database.options.url);
     const proxy = await freezableProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const app = await appWith(
       {
+        ...overrides,
         database: {
           ...database.options,
           url: proxy.through(database.options.url),
@@ -67,6 +72,56 @@ describe("a PostgreSQL link that stalls", () => {
     }
     expect((await app.inject("/api/ready")).statusCode).toBe(200);
     expect((await app.inject({ url: "/api/customer/dashboard", headers: bearer(token) })).statusCode).toBe(200);
+  });
+
+  it("the outbox: a delivery whose outcome the stalled database did not take is recorded once it is back — delivered, not sent again", async () => {
+    const admin = "outbox.stall@example.com";
+    const { app, proxy } = await stallableApp({ adminEmails: [admin], backgroundJobs: false });
+    // A receiver that takes the delivery, then the database link stalls before the runner can record it.
+    let received = 0;
+    const receiver = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        received += 1;
+        proxy.freeze();
+        response.end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    defer(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+    const { token } = await devSignIn(app, { email: admin, name: "Outbox Stall" });
+    const registered = await app.inject({
+      method: "POST",
+      url: "/api/admin/webhooks",
+      headers: bearer(token),
+      payload: {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+        events: ["license.created"],
+      },
+    });
+    expect(registered.statusCode, registered.body).toBe(200);
+    await licensedCustomer(app, "outbox-stall");
+
+    const cut = await within(10_000, app.outbox.runOnce());
+    expect(cut).toEqual({ claimed: 0, delivered: 0, retrying: 0, dead: 0 });
+    expect(received).toBe(1);
+    // The webhook's outcome waits in memory (and the owner's mail's too: the development mail box is a table).
+    expect(app.outbox.unsettledCount).toBeGreaterThanOrEqual(1);
+
+    proxy.thaw();
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && (await app.inject("/api/ready")).statusCode !== 200) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The next round records it first (the row is still leased to this runner for two minutes): nothing is sent again.
+    await app.outbox.runOnce();
+    expect(app.outbox.unsettledCount).toBe(0);
+    expect(received).toBe(1);
+    const rows = (await app.database.db.execute(
+      sql`select o.status, o.attempts, o.locked_until, d.status_code from outbox o
+          join webhook_deliveries d on d.outbox_id = o.id where o.channel = 'webhook'`,
+    )) as unknown as { rows: unknown[] };
+    expect(rows.rows).toEqual([{ status: "delivered", attempts: 1, locked_until: null, status_code: 200 }]);
   });
 
   it("every pool connection busy: a request waits DATABASE_CONNECT_TIMEOUT_MS for one, then gets a 503", async () => {

@@ -1,12 +1,15 @@
 /**
  * The cluster suite's harness: a throw-away PostgreSQL database reached through a TCP proxy that can freeze every
- * connection (a stalled link), a Redis server of its own (so that it can be stopped, started, frozen and thawed
- * mid-run), the real topology from scripts/lib/cluster.mjs, and a mixed load generated with autocannon that records
- * every acknowledged write so that the database can be checked against it afterwards.
+ * connection (a stalled link), a PostgreSQL server of its own that can be restarted or stopped (the machine's is
+ * shared), a Redis server of its own (so that it can be stopped, started, frozen and thawed mid-run), the real
+ * topology from scripts/lib/cluster.mjs, and a mixed load generated with autocannon that records every acknowledged
+ * write so that the database can be checked against it afterwards.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -131,6 +134,125 @@ export async function databaseLink(databaseUrl: string, port: number) {
   };
 }
 
+/** Where Debian keeps PostgreSQL's server programs: POSTGRES_BIN, else the newest /usr/lib/postgresql/<major>/bin. */
+function postgresBin(): string {
+  if (process.env.POSTGRES_BIN) return process.env.POSTGRES_BIN;
+  const root = "/usr/lib/postgresql";
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name) && existsSync(join(root, name, "bin", "pg_ctl")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (majors.length === 0) {
+    throw new Error(
+      `no PostgreSQL server programs in ${root}/<major>/bin (apt-get install postgresql, or set POSTGRES_BIN)`,
+    );
+  }
+  return join(root, majors[0]!, "bin");
+}
+
+const runningPostgresServers = new Set<() => void>();
+// A run that ends without its afterAll (an exception, Ctrl-C) must not leave a server behind.
+process.once("exit", () => {
+  for (const stop of runningPostgresServers) stop();
+});
+
+/**
+ * A PostgreSQL server of the suite's own on a loopback port, in a temporary folder (initdb, trust authentication), so
+ * that a test can restart or stop it: the machine's server is shared with others and must never be. PostgreSQL
+ * refuses to run as root, so as root (CI) every program runs as the `postgres` user, which owns the folder.
+ * `restart()` is `pg_ctl restart -m fast` (every session ended, a shutdown checkpoint, a new postmaster); `stop()` and
+ * `start()` a longer outage. Every wait is bounded; `destroy()` stops the server at once and deletes the folder.
+ */
+export async function privatePostgres(port: number) {
+  const bin = postgresBin();
+  const dir = mkdtempSync(join(tmpdir(), "flotilla-pg-"));
+  const data = join(dir, "data");
+  const log = join(dir, "server.log");
+  const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (asRoot) {
+    const ids = ["-u", "-g"].map((flag) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
+    if (!ids.every((id) => /^\d+$/.test(id))) throw new Error("running as root, but there is no postgres user");
+    chownSync(dir, Number(ids[0]), Number(ids[1]));
+  }
+  /** Runs a server program (as `postgres` when root); rejects when it fails or has not finished within `timeoutMs`. */
+  const run = (program: string, args: string[], timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      const command = asRoot ? "runuser" : join(bin, program);
+      const child = spawn(command, asRoot ? ["-u", "postgres", "--", join(bin, program), ...args] : args, {
+        // The postmaster inherits nothing of ours: it must not hold a pipe that this process waits on.
+        stdio: ["ignore", "ignore", "pipe"],
+        cwd: dir,
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk) => {
+        stderr += String(chunk);
+      });
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`${program} ${args.join(" ")} did not finish within ${timeoutMs} ms`));
+      }, timeoutMs);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(`${program} ${args.join(" ")} exited with ${code}: ${stderr.trim()}\n${tail(log)}`));
+      });
+    });
+  const tail = (file: string) => {
+    try {
+      return readFileSync(file, "utf8").split("\n").slice(-15).join("\n");
+    } catch {
+      return "";
+    }
+  };
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`;
+  const pgCtl = (args: string[]) => run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", ...args], 90_000);
+  const stopNow = () => {
+    const args = ["-D", data, "-m", "immediate", "-w", "-t", "20", "stop"];
+    spawnSync(
+      asRoot ? "runuser" : join(bin, "pg_ctl"),
+      asRoot ? ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args] : args,
+      {
+        stdio: "ignore",
+        timeout: 30_000,
+      },
+    );
+  };
+
+  runningPostgresServers.add(stopNow);
+  try {
+    await run(
+      "initdb",
+      ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+      120_000,
+    );
+    await pgCtl(["-o", options, "start"]);
+  } catch (error) {
+    runningPostgresServers.delete(stopNow);
+    stopNow();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    /** A URL of a database on this server (created by whoever uses it first: scripts/lib/cluster.mjs does). */
+    url: (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    /** The server's own log (what it said when a test fails). */
+    log,
+    /** `pg_ctl restart -m fast`: resolves once the new server accepts connections. */
+    restart: () => pgCtl(["-m", "fast", "restart"]),
+    /** `pg_ctl stop -m fast`: every session is ended, the server checkpoints and exits; resolves once it has. */
+    stop: () => pgCtl(["-m", "fast", "stop"]),
+    /** Starts it again; resolves once it accepts connections. */
+    start: () => pgCtl(["-o", options, "start"]),
+    /** Stops it at once (whatever its state) and deletes its folder. */
+    async destroy() {
+      runningPostgresServers.delete(stopNow);
+      await run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "20", "stop"], 30_000).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * A Redis server of the suite's own, on a loopback port: `stop()` and `start()` play an outage, `freeze()` and
  * `thaw()` a Redis that stops answering (SIGSTOP, SIGCONT) with its connections open.
@@ -242,7 +364,19 @@ export interface LoadTally {
   maxLatencyMs: number;
   signups: string[];
   usageExecutions: Map<string, number>;
+  /** Machines a validation answered VALID for on their first request: bound (LoadExtras.bindings). */
+  bindings: { key: string; machine: string }[];
+  /** 503 answers without Retry-After (the service's own 503 always carries one). */
+  unavailableWithoutRetryAfter: number;
   signIns: { ok: number; failed: number };
+}
+
+/** What the load may add to its usual streams. */
+export interface LoadExtras {
+  /** A stream of heartbeats (POST /api/license/heartbeat) from the fixture's machines. */
+  heartbeats?: boolean;
+  /** A stream of validations of new machines on these licenses, each one a binding, at `rate` per second. */
+  bindings?: { licenses: string[]; rate: number };
 }
 
 export function failed(tally: LoadTally): number {
@@ -252,8 +386,11 @@ export function failed(tally: LoadTally): number {
   return serverErrors + tally.errors + tally.signIns.failed;
 }
 
-function record(tally: LoadTally, status: number) {
+function record(tally: LoadTally, status: number, headers: IncomingHttpHeaders = {}) {
   tally.byStatus[status] = (tally.byStatus[status] ?? 0) + 1;
+  if (status === 503 && !Object.keys(headers).some((name) => name.toLowerCase() === "retry-after")) {
+    tally.unavailableWithoutRetryAfter += 1;
+  }
 }
 
 /**
@@ -265,6 +402,7 @@ export async function mixedLoad(
   fixture: { licenses: { token: string; key: string; machine: string }[]; run: string },
   seconds: number,
   ratePerStream = 40,
+  extras: LoadExtras = {},
 ): Promise<LoadTally> {
   const tally: LoadTally = {
     sent: 0,
@@ -273,6 +411,8 @@ export async function mixedLoad(
     maxLatencyMs: 0,
     signups: [],
     usageExecutions: new Map(),
+    bindings: [],
+    unavailableWithoutRetryAfter: 0,
     signIns: { ok: 0, failed: 0 },
   };
   let n = 0;
@@ -305,8 +445,8 @@ export async function mixedLoad(
               }),
             };
           },
-          onResponse: (status: number, _body: string, context: object) => {
-            record(tally, status);
+          onResponse: (status: number, _body: string, context: object, headers?: IncomingHttpHeaders) => {
+            record(tally, status, headers);
             if (status === 200) tally.signups.push((context as Ctx).email as string);
           },
         },
@@ -323,7 +463,8 @@ export async function mixedLoad(
             const license = pick();
             return { ...request, body: JSON.stringify({ license_key: license.key, machine_id: license.machine }) };
           },
-          onResponse: (status: number) => record(tally, status),
+          onResponse: (status: number, _body: string, _context: object, headers?: IncomingHttpHeaders) =>
+            record(tally, status, headers),
         },
       ],
     }),
@@ -343,8 +484,8 @@ export async function mixedLoad(
               body: JSON.stringify({ license_key: license.key, machine_id: license.machine, executions }),
             };
           },
-          onResponse: (status: number, _body: string, context: object) => {
-            record(tally, status);
+          onResponse: (status: number, _body: string, context: object, headers?: IncomingHttpHeaders) => {
+            record(tally, status, headers);
             if (status === 200) {
               const { key, executions } = context as { key: string; executions: number };
               tally.usageExecutions.set(key, (tally.usageExecutions.get(key) ?? 0) + executions);
@@ -363,11 +504,64 @@ export async function mixedLoad(
             ...request,
             headers: { authorization: `Bearer ${pick().token}` },
           }),
-          onResponse: (status: number) => record(tally, status),
+          onResponse: (status: number, _body: string, _context: object, headers?: IncomingHttpHeaders) =>
+            record(tally, status, headers),
         },
       ],
     }),
   ];
+  if (extras.heartbeats) {
+    streams.push(
+      autocannon({
+        ...common,
+        requests: [
+          {
+            method: "POST",
+            path: "/api/license/heartbeat",
+            headers: json,
+            setupRequest: (request: autocannon.Request) => {
+              const license = pick();
+              return { ...request, body: JSON.stringify({ license_key: license.key, machine_id: license.machine }) };
+            },
+            onResponse: (status: number, _body: string, _context: object, headers?: IncomingHttpHeaders) =>
+              record(tally, status, headers),
+          },
+        ],
+      }),
+    );
+  }
+  const bindings = extras.bindings;
+  if (bindings && bindings.licenses.length > 0) {
+    let b = 0;
+    streams.push(
+      autocannon({
+        ...common,
+        connections: 2,
+        overallRate: bindings.rate,
+        requests: [
+          {
+            method: "POST",
+            path: "/api/license/validate",
+            setupRequest: (request: autocannon.Request, context: object) => {
+              // Each request a machine never seen before: a VALID answer is a binding written before it was sent.
+              const key = bindings.licenses[b % bindings.licenses.length]!;
+              const machine = `bind-${fixture.run}-${b++}`;
+              Object.assign(context, { key, machine });
+              return { ...request, headers: json, body: JSON.stringify({ license_key: key, machine_id: machine }) };
+            },
+            onResponse: (status: number, body: string, context: object, headers?: IncomingHttpHeaders) => {
+              record(tally, status, headers);
+              if (status !== 200) return;
+              try {
+                if (JSON.parse(body).data?.code === "VALID")
+                  tally.bindings.push(context as { key: string; machine: string });
+              } catch {}
+            },
+          },
+        ],
+      }),
+    );
+  }
   // Sign-ins: several requests each, through whichever instances nginx picks for each step.
   const signIns = (async () => {
     const deadline = Date.now() + seconds * 1000;
@@ -450,4 +644,65 @@ export async function metric(instanceUrl: string, name: string): Promise<number 
   } catch {
     return null;
   }
+}
+
+/** One event as a webhook receiver saw it: when it first arrived, how many times, and what it was about. */
+export interface ReceivedEvent {
+  type: string;
+  /** When the service recorded the event (the payload's `created`), ms since the epoch. */
+  createdAt: number;
+  firstAt: number;
+  count: number;
+  email: string | null;
+}
+
+/**
+ * A webhook receiver on a loopback port (the cluster's instances are loopback-only, so they may call it): answers
+ * 200 to every delivery and records each event by its id, however many times it comes (at least once).
+ */
+export async function webhookReceiver() {
+  const events = new Map<string, ReceivedEvent>();
+  let deliveries = 0;
+  const server = createHttpServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => {
+      body += String(chunk);
+    });
+    request.on("end", () => {
+      try {
+        // biome-ignore lint/suspicious/noExplicitAny: a webhook payload, read field by field.
+        const payload = JSON.parse(body) as any;
+        deliveries += 1;
+        const seen = events.get(payload.id);
+        if (seen) seen.count += 1;
+        else {
+          const email = payload.data?.after?.email;
+          events.set(payload.id, {
+            type: payload.type,
+            createdAt: Date.parse(payload.created),
+            firstAt: Date.now(),
+            count: 1,
+            email: typeof email === "string" ? email : null,
+          });
+        }
+        response.writeHead(200).end();
+      } catch {
+        response.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    events,
+    get deliveries() {
+      return deliveries;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
