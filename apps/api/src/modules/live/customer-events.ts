@@ -8,8 +8,10 @@
  * read, never a wrong screen:
  *   - `ready` on every (re)connection: re-read everything (what happened while disconnected is not replayed);
  *   - `resync` when the channel had a gap (it went down or came back): re-read everything;
- *   - a comment every PING_MS keeps proxies from timing the stream out, and re-checks the session: a session ended
- *     elsewhere (sign-out everywhere, expiry) ends the stream with `signed-out`.
+ *   - `signed-out` when the session that opened it ends: as the database announces its revocation or deletion
+ *     (the `signed-out` signal, migration 0014), at its expiry (a timer), and — in case a signal was missed — on
+ *     re-checks after a gap in the channel and on every ping;
+ *   - a comment every PING_MS keeps proxies from timing the stream out.
  * Bounded: a few streams per customer per instance (the oldest is closed), and a cap per instance.
  */
 import type { ServerResponse } from "node:http";
@@ -27,10 +29,15 @@ export const STREAMS_PER_INSTANCE = 5_000;
 const SESSION_CHECKS_AT_ONCE = 50;
 /** What the browser waits before reconnecting after the stream drops (the SSE `retry` field). */
 export const RECONNECT_MS = 2_000;
+/** setTimeout's longest delay; a later end is re-armed from there. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 interface Stream {
   customerId: string;
   owner: StreamOwner;
+  /** When the session ends unless used (sliding) or at the latest (absolute); re-read on every check. */
+  endsAt: number;
+  expiry: NodeJS.Timeout | null;
   response: ServerResponse;
   licenseIds: Set<string>;
   /** The customer's license keys (current, and rotated ones in their grace) → license id. */
@@ -42,8 +49,11 @@ interface Stream {
 
 export interface StreamOwner {
   customerId: string;
-  /** Whether the session the stream was opened with still holds (checked on every ping). */
-  stillSignedIn(): Promise<boolean>;
+  sessionId: string;
+  /** When the session ends as far as the stream's opening knew (ms since the epoch). */
+  endsAt: number;
+  /** When the session now ends, or null once it has ended; throws when the database does not answer. */
+  check(): Promise<number | null>;
 }
 
 export class CustomerEventHub {
@@ -57,8 +67,16 @@ export class CustomerEventHub {
     private readonly db: Database,
     invalidation: Pick<LicenseInvalidation, "listen">,
     private readonly log: { warn(details: object, message: string): void },
+    private readonly now: () => number = Date.now,
   ) {
-    invalidation.listen({ signal: (signal) => this.heard(signal), gap: () => this.broadcast("resync") });
+    invalidation.listen({
+      signal: (signal) => this.heard(signal),
+      gap: () => {
+        this.broadcast("resync");
+        // A session may have ended unheard meanwhile.
+        void this.checkSessions([...this.streams]);
+      },
+    });
     this.ping = setInterval(() => void this.pingAll(), PING_MS);
     this.ping.unref();
   }
@@ -77,6 +95,8 @@ export class CustomerEventHub {
     const stream: Stream = {
       customerId: owner.customerId,
       owner,
+      endsAt: owner.endsAt,
+      expiry: null,
       response,
       licenseIds: new Set(),
       licenseKeys: new Map(),
@@ -88,6 +108,7 @@ export class CustomerEventHub {
     for (const old of mine.slice(0, Math.max(0, mine.length - STREAMS_PER_CUSTOMER + 1))) this.end(old, "replaced");
     this.streams.add(stream);
     response.on("close", () => this.forget(stream));
+    this.armExpiry(stream);
     write(stream, `retry: ${RECONNECT_MS}\n\n`);
     // A stream that does not know the customer's licenses would look live and hear nothing: end it, and the browser
     // reconnects after its pause.
@@ -129,15 +150,18 @@ export class CustomerEventHub {
   }
 
   private heard(signal: LicenseSignal) {
-    for (const stream of this.streams) {
-      if (signal.kind === "owner") {
+    for (const stream of [...this.streams]) {
+      if (signal.kind === "signed-out") {
+        // A revocation is final: no need to ask the database.
+        if (stream.owner.sessionId === signal.sessionId) this.end(stream, "signed-out");
+      } else if (signal.kind === "owner") {
         if (stream.customerId !== signal.customerId) continue;
         void this.loadLicenses(stream).then(() => {
           for (const id of stream.licenseIds) this.notice(stream, id);
         });
       } else if (signal.kind === "seen") {
         for (const id of signal.licenseIds) if (stream.licenseIds.has(id)) this.notice(stream, id);
-      } else {
+      } else if (signal.kind === "changed") {
         const id = stream.licenseKeys.get(signal.licenseKey);
         if (!id) continue;
         this.notice(stream, id);
@@ -162,28 +186,49 @@ export class CustomerEventHub {
   }
 
   /**
-   * Pings every stream, then ends those whose session has ended (every PING_MS; tests call it directly). The pings go
-   * out first, whatever the database does; sessions are checked a batch at a time, and a round still checking when
-   * the next is due lets that one skip its checks.
+   * Pings every stream, then re-checks their sessions (every PING_MS; tests call it directly): the pings go out first,
+   * whatever the database does.
    */
   async pingAll() {
     const streams = [...this.streams];
     for (const stream of streams) write(stream, ": ping\n\n");
+    await this.checkSessions(streams);
+  }
+
+  /**
+   * Ends the streams whose session has ended, and learns when the others' end now (a sliding expiry moves). A batch
+   * at a time; a round still checking when the next is due lets that one skip its checks.
+   */
+  private async checkSessions(streams: Stream[]) {
     if (this.checking) return;
     this.checking = true;
     try {
       for (let at = 0; at < streams.length; at += SESSION_CHECKS_AT_ONCE) {
-        await Promise.all(
-          streams.slice(at, at + SESSION_CHECKS_AT_ONCE).map(async (stream) => {
-            // A database that does not answer is not a signed-out customer: keep the stream, check again later.
-            const signedIn = await stream.owner.stillSignedIn().catch(() => true);
-            if (!signedIn && this.streams.has(stream)) this.end(stream, "signed-out");
-          }),
-        );
+        await Promise.all(streams.slice(at, at + SESSION_CHECKS_AT_ONCE).map((stream) => this.checkSession(stream)));
       }
     } finally {
       this.checking = false;
     }
+  }
+
+  private async checkSession(stream: Stream) {
+    // A database that does not answer is not a signed-out customer: keep the stream, check again later.
+    const endsAt = await stream.owner.check().catch(() => undefined);
+    if (endsAt === undefined || !this.streams.has(stream)) return;
+    if (endsAt === null) return this.end(stream, "signed-out");
+    stream.endsAt = endsAt;
+    this.armExpiry(stream);
+  }
+
+  /** A timer at the session's end: then the stream ends, unless the session was used meanwhile (it slid on). */
+  private armExpiry(stream: Stream) {
+    if (stream.expiry) clearTimeout(stream.expiry);
+    const delay = Math.min(Math.max(0, stream.endsAt - this.now()), LONGEST_TIMER_MS);
+    stream.expiry = setTimeout(() => {
+      stream.expiry = null;
+      void this.checkSession(stream);
+    }, delay);
+    stream.expiry.unref();
   }
 
   private send(stream: Stream, event: string, data: object) {
@@ -200,6 +245,8 @@ export class CustomerEventHub {
   private forget(stream: Stream) {
     if (stream.timer) clearTimeout(stream.timer);
     stream.timer = null;
+    if (stream.expiry) clearTimeout(stream.expiry);
+    stream.expiry = null;
     this.streams.delete(stream);
   }
 }
