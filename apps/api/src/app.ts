@@ -6,6 +6,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import { z } from "zod";
 import type { Config } from "./config";
 import { type DatabaseHandle, openDatabase } from "./db/client";
+import { InstanceRegistry } from "./db/instances";
 import { allows, conveniences } from "./exposure";
 import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
@@ -52,6 +53,7 @@ declare module "fastify" {
     auth: AuthService;
     licensing: LicensingService;
     liveEvents: CustomerEventHub;
+    instances: InstanceRegistry;
     jobs: JobScheduler;
     lifecycle: Lifecycle;
     outbox: OutboxRunner;
@@ -158,7 +160,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   await registerSecurity(app, config);
   await app.register(cookie);
-  await registerRateLimit(app, config, redisGate, () => metrics.redisFallback());
+  const instances = new InstanceRegistry(database, config.instanceId, app.log);
+  app.decorate("instances", instances);
+  await instances.start();
+  await registerRateLimit(app, config, redisGate, {
+    instances: () => instances.count,
+    onFallback: () => metrics.redisFallback(),
+  });
   // Sources are read when scraped: the services they read are created below.
   let licensingForMetrics: LicensingService | null = null;
   let liveEventsForMetrics: CustomerEventHub | null = null;
@@ -173,6 +181,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     changeChannels: () => invalidationForReadiness?.channels() ?? { postgres: "off", redis: "off" },
     runningExecutions: () => runningExecutionCount(database.db, new Date()),
     liveStreams: () => liveEventsForMetrics?.size ?? 0,
+    instances: () => instances.count,
   });
   await registerOpenApi(app, { publicOrigin: config.publicOrigin });
   await app.register(compress, { threshold: 1024 });
@@ -381,6 +390,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     mail.close();
     await licensing.recorder.stop();
     await invalidation.close();
+    await instances.stop();
     if (subscriber) subscriber.disconnect();
     if (redis) await closeRedis(redis);
     await database.close();

@@ -17,3 +17,12 @@ CREATE TRIGGER "sessions_revoked_announce" AFTER UPDATE OF "revoked_at" ON "sess
 CREATE TRIGGER "sessions_deleted_announce" AFTER DELETE ON "sessions" FOR EACH ROW
   WHEN (OLD."revoked_at" IS NULL AND OLD."expires_at" > now() AND OLD."absolute_expires_at" > now())
   EXECUTE FUNCTION "sessions_announce_end"();
+--> statement-breakpoint
+-- Decision 0016 (later): the instances alive, so that while Redis is out each counts alone at its share of a limit.
+-- Each instance writes its row every few seconds (db/instances.ts) and deletes it when it stops; rows a crashed
+-- instance left are deleted by the others after a minute.
+CREATE TABLE "service_instances" (
+  "id" uuid PRIMARY KEY NOT NULL,
+  "name" text NOT NULL,
+  "seen_at" timestamp with time zone NOT NULL
+);
