@@ -312,7 +312,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   );
   // A flush wrote machines' last-seen times: live dashboards of those licenses refresh (decision 0048).
   licensing.recorder.onSeen = (licenseIds) => void invalidation.seen(licenseIds);
-  const liveEvents = new CustomerEventHub(database.db, invalidation, app.log);
+  const liveEvents = new CustomerEventHub(database.db, invalidation, app.log, {
+    redis: redisGate,
+    redisKeyPrefix: config.redisKeyPrefix,
+    instances: () => instances.count,
+  });
   liveEventsForMetrics = liveEvents;
   app.decorate("liveEvents", liveEvents);
   registerLiveEventRoutes(app, { hub: liveEvents, auth, perMinute: config.rateLimits.perMinute });

@@ -33,7 +33,9 @@ export const LICENSE_CHANGED_CHANNEL = "flotilla:license-changed";
  *     keep the licenses;
  *   - "owner <customer id>" — a customer has a new license; their live dashboards start following it;
  *   - "signed-out <session id>" — a session ended (revoked or deleted); the live streams it opened end. Sent by the
- *     database itself (migration 0014's trigger, sender "db"), on PostgreSQL's channel only.
+ *     database itself (migration 0014's trigger, sender "db"), on PostgreSQL's channel only;
+ *   - "replaced <stream id>,<stream id>…" — live streams beyond their customer's cap across the cluster
+ *     (modules/live/cluster-streams.ts); whichever instance holds them ends them.
  * A PostgreSQL message is prefixed with its sender, "<sender> …": the sender ignores its own echo (it forgot the key
  * when it made the change) so that a late echo does not empty the cache a moment later.
  */
@@ -43,14 +45,17 @@ export type LicenseSignal =
   /** A customer's set of licenses changed (one was created): their live dashboards learn the new one. */
   | { kind: "owner"; customerId: string }
   /** A session ended: whatever it authorised and still holds open (live streams) ends. */
-  | { kind: "signed-out"; sessionId: string };
+  | { kind: "signed-out"; sessionId: string }
+  /** Live streams replaced by their customer's newer ones on another instance: their holder ends them. */
+  | { kind: "replaced"; streamIds: string[] };
 
-/** Ids per "seen" message: one flush's worth in a few messages, each well under NOTIFY's 8000-byte payload. */
-const SEEN_IDS_PER_MESSAGE = 150;
+/** Ids per "seen" or "replaced" message: one flush's worth in a few messages, each well under NOTIFY's 8000 bytes. */
+const IDS_PER_MESSAGE = 150;
 
 const SEEN = "seen";
 const OWNER = "owner";
 const SIGNED_OUT = "signed-out";
+const REPLACED = "replaced";
 
 function signalText(signal: LicenseSignal): string {
   switch (signal.kind) {
@@ -62,6 +67,8 @@ function signalText(signal: LicenseSignal): string {
       return `${OWNER} ${signal.customerId}`;
     case "signed-out":
       return `${SIGNED_OUT} ${signal.sessionId}`;
+    case "replaced":
+      return `${REPLACED} ${signal.streamIds.join(",")}`;
   }
 }
 
@@ -72,6 +79,7 @@ function readSignal(text: string): LicenseSignal | null {
   if (second === undefined) return { kind: "changed", licenseKey: first };
   if (first === SEEN) return { kind: "seen", licenseIds: second.split(",").filter(Boolean) };
   if (first === SIGNED_OUT) return { kind: "signed-out", sessionId: second };
+  if (first === REPLACED) return { kind: "replaced", streamIds: second.split(",").filter(Boolean) };
   return first === OWNER ? { kind: "owner", customerId: second } : null;
 }
 
@@ -218,8 +226,15 @@ export class LicenseInvalidation {
 
   /** These licenses' machines were seen (their last-seen times are written): live dashboards refresh, caches keep them. */
   async seen(licenseIds: string[]): Promise<void> {
-    for (let at = 0; at < licenseIds.length; at += SEEN_IDS_PER_MESSAGE) {
-      await this.announce({ kind: "seen", licenseIds: licenseIds.slice(at, at + SEEN_IDS_PER_MESSAGE) });
+    for (let at = 0; at < licenseIds.length; at += IDS_PER_MESSAGE) {
+      await this.announce({ kind: "seen", licenseIds: licenseIds.slice(at, at + IDS_PER_MESSAGE) });
+    }
+  }
+
+  /** Live streams another instance may hold were replaced (their customer's cap): whoever holds them ends them. */
+  async streamsReplaced(streamIds: string[]): Promise<void> {
+    for (let at = 0; at < streamIds.length; at += IDS_PER_MESSAGE) {
+      await this.announce({ kind: "replaced", streamIds: streamIds.slice(at, at + IDS_PER_MESSAGE) });
     }
   }
 
