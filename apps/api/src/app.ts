@@ -6,6 +6,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import { z } from "zod";
 import type { Config } from "./config";
 import { type DatabaseHandle, openDatabase } from "./db/client";
+import { InstanceRegistry } from "./db/instances";
 import { allows, conveniences } from "./exposure";
 import { cullingJob } from "./jobs/culling";
 import { retentionJob } from "./jobs/retention";
@@ -54,6 +55,7 @@ declare module "fastify" {
     licensing: LicensingService;
     liveEvents: CustomerEventHub;
     executionWatches: ExecutionWatches;
+    instances: InstanceRegistry;
     jobs: JobScheduler;
     lifecycle: Lifecycle;
     outbox: OutboxRunner;
@@ -168,7 +170,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   await registerSecurity(app, config);
   await app.register(cookie);
-  await registerRateLimit(app, config, redisGate, () => metrics.redisFallback());
+  const instances = new InstanceRegistry(database, config.instanceId, app.log);
+  app.decorate("instances", instances);
+  await instances.start();
+  await registerRateLimit(app, config, redisGate, {
+    instances: () => instances.count,
+    onFallback: () => metrics.redisFallback(),
+  });
   // Sources are read when scraped: the services they read are created below.
   let licensingForMetrics: LicensingService | null = null;
   let liveEventsForMetrics: CustomerEventHub | null = null;
@@ -183,6 +191,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     changeChannels: () => invalidationForReadiness?.channels() ?? { postgres: "off", redis: "off" },
     runningExecutions: () => heldExecutionCount(database.db, new Date()),
     liveStreams: () => liveEventsForMetrics?.size ?? 0,
+    instances: () => instances.count,
   });
   await registerOpenApi(app, { publicOrigin: config.publicOrigin });
   await app.register(compress, { threshold: 1024 });
@@ -317,7 +326,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   );
   // A flush wrote machines' last-seen times: live dashboards of those licenses refresh (decision 0048).
   licensing.recorder.onSeen = (licenseIds) => void invalidation.seen(licenseIds);
-  const liveEvents = new CustomerEventHub(database.db, invalidation, app.log);
+  const liveEvents = new CustomerEventHub(database.db, invalidation, app.log, {
+    redis: redisGate,
+    redisKeyPrefix: config.redisKeyPrefix,
+    instances: () => instances.count,
+  });
   liveEventsForMetrics = liveEvents;
   app.decorate("liveEvents", liveEvents);
   registerLiveEventRoutes(app, { hub: liveEvents, auth, perMinute: config.rateLimits.perMinute });
@@ -395,6 +408,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     mail.close();
     await licensing.recorder.stop();
     await invalidation.close();
+    await instances.stop();
     if (subscriber) subscriber.disconnect();
     if (redis) await closeRedis(redis);
     await database.close();

@@ -86,6 +86,10 @@ const EnvSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(5).max(5_000).default(50),
   REDIS_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{0,64}$/, "letters, digits, '.', '_', ':' and '-' only, at most 64")
+    .default(""),
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   TRUST_PROXY: TrustProxySchema.default(false),
   BODY_LIMIT: z.coerce
@@ -165,6 +169,8 @@ export interface Config {
   /** How long a Redis command may take before the caller falls back; how long Redis is skipped after failures. */
   redisCommandTimeoutMs: number;
   redisBreakerCoolDownMs: number;
+  /** Put before every key the service writes in Redis (deployments or test runs sharing one Redis). */
+  redisKeyPrefix: string;
   appSecret: string | null;
   trustProxy: TrustProxy;
   bodyLimit: number;
@@ -295,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL ?? null,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     redisBreakerCoolDownMs: e.REDIS_BREAKER_COOLDOWN_MS,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     appSecret: e.APP_SECRET ?? null,
     trustProxy: e.TRUST_PROXY,
     bodyLimit: e.BODY_LIMIT,

@@ -2,10 +2,15 @@
  * The live dashboard's event stream (issue 26, decision 0049): authorised like every customer call, it tells a
  * customer when one of their licenses changed — and nothing about anyone else's.
  */
+
+import { eq } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { sessions } from "../src/db/schema";
+import { sha256Hex } from "../src/lib/tokens";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
+import { plantedSession } from "./helpers/planted-session";
 import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
@@ -199,14 +204,51 @@ describe("GET /api/customer/events", () => {
     stream.close();
   });
 
-  it("ends the stream when its session ends (sign-out everywhere), at the next ping", async () => {
+  it("a ping re-checks the session: one that ended unannounced ends the stream at the next ping", async () => {
     const { token } = await licensedCustomer(app, "live-signout");
     const stream = await connect(token);
     await stream.next("ready");
-    await app.inject({ method: "POST", url: "/api/auth/logout-all", headers: bearer(token) });
+    // Its end moved into the past behind the service's back: no trigger announces that, no timer is due.
+    await app.database.db
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1_000) })
+      .where(eq(sessions.tokenHash, sha256Hex(token)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stream.events).toEqual([]);
     await app.liveEvents.pingAll();
     await stream.next("signed-out");
     await expect.poll(() => stream.isEnded()).toBe(true);
+  });
+
+  it("ends the stream as its session is signed out, without waiting for a ping", async () => {
+    const pings = vi.spyOn(app.liveEvents, "pingAll").mockResolvedValue(undefined);
+    try {
+      const { token } = await devSignIn(app, { email: "live-logout-now@example.com", name: "Logout Now" });
+      const stream = await connect(token);
+      await stream.next("ready");
+      await app.inject({ method: "POST", url: "/api/auth/logout", headers: bearer(token) });
+      // Only catches a hang: the 15 s ping, silenced here, is what ended it before.
+      await stream.next("signed-out", 10_000);
+      await expect.poll(() => stream.isEnded()).toBe(true);
+    } finally {
+      pings.mockRestore();
+    }
+  });
+
+  it("ends the stream when its session reaches its end, without waiting for a ping", async () => {
+    const pings = vi.spyOn(app.liveEvents, "pingAll").mockResolvedValue(undefined);
+    try {
+      const endsAt = new Date(Date.now() + 3_000);
+      const token = await plantedSession(app, "live-session-end@example.com", { endsAt });
+      const stream = await connect(token);
+      await stream.next("ready");
+      await stream.next("signed-out", 12_000);
+      // Not before its end: the session was still live until then.
+      expect(Date.now()).toBeGreaterThanOrEqual(endsAt.getTime());
+      await expect.poll(() => stream.isEnded()).toBe(true);
+    } finally {
+      pings.mockRestore();
+    }
   });
 
   it("keeps a few streams per customer: the oldest is replaced", async () => {

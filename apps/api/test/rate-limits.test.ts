@@ -6,7 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Config } from "../src/config";
-import { MemoryWindows } from "../src/plugins/rate-limit-store";
+import { MemoryWindows, onSharedScale } from "../src/plugins/rate-limit-store";
 import { browseDevSignIn, devSignIn } from "./helpers/dev-sign-in";
 import { createTestApp } from "./helpers/test-app";
 
@@ -284,5 +284,37 @@ describe("sign-in: failures are limited, honest sign-ins are not", () => {
       if (response.statusCode === 200) token = response.json().data.token;
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe("counting alone while Redis is out: each instance's share of a limit", () => {
+  /** How many requests one instance admits alone: counts on the limit's scale, refused once above it. */
+  const admittedAlone = (max: number, instances: number) => {
+    let count = 0;
+    while (onSharedScale(count + 1, max, instances) <= max) count += 1;
+    return count;
+  };
+
+  it("the limit divided by the instances alive, at least one; one instance keeps the whole limit", () => {
+    expect(admittedAlone(120, 1)).toBe(120);
+    expect(admittedAlone(120, 2)).toBe(60);
+    expect(admittedAlone(10, 3)).toBe(3);
+    expect(admittedAlone(2, 5)).toBe(1);
+    // So n instances admit at most max(limit, n) between them.
+    for (const [max, n] of [
+      [120, 2],
+      [10, 3],
+      [30, 7],
+      [1, 4],
+    ] as const) {
+      expect(admittedAlone(max, n) * n).toBeLessThanOrEqual(Math.max(max, n));
+    }
+  });
+
+  it("reports counts on the limit's scale, so remaining and refusals read as for a shared count", () => {
+    expect(onSharedScale(30, 120, 2)).toBe(60);
+    expect(onSharedScale(60, 120, 2)).toBe(120);
+    expect(onSharedScale(61, 120, 2)).toBeGreaterThan(120);
+    expect(onSharedScale(7, undefined, 2)).toBe(7);
   });
 });

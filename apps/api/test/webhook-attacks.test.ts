@@ -475,7 +475,7 @@ describe("SSRF on an exposed server: refused at registration, and again on every
       resolve: dns.resolve,
       webhookTimeoutMs: 2_000,
       intervalMs: 60_000,
-      log: { info: () => undefined, error: () => undefined },
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     });
     await queueTest(data.id);
     const before = connections;

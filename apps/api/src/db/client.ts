@@ -41,6 +41,11 @@ export interface DatabaseHandle {
   listen(channel: string, handlers: FeedHandlers): ChangeFeed | null;
   /** Sends `payload` to every instance listening on `channel` (PostgreSQL NOTIFY); nothing on the embedded database. */
   notify(channel: string, payload: string): Promise<void>;
+  /**
+   * The embedded database: hears what its own triggers NOTIFY on `channel` (migration 0014); resolves to the
+   * unsubscribe. Null on PostgreSQL, where `listen` hears them with everything else.
+   */
+  hear(channel: string, message: (payload: string) => void): Promise<() => Promise<void>> | null;
   /** Closes the pool; connections that do not close within a few seconds (a stalled server) are dropped. */
   close(): Promise<void>;
 }
@@ -108,6 +113,7 @@ export async function openDatabase(options: DatabaseOptions, open: OpenOptions =
       notify: async (channel, payload) => {
         await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
       },
+      hear: () => null,
       close: async () => {
         const ending = pool.end();
         await withDeadline(ending, CLOSE_TIMEOUT_MS, "PostgreSQL").catch(() => {
@@ -142,6 +148,8 @@ export async function openDatabase(options: DatabaseOptions, open: OpenOptions =
       poolStats: () => null,
       listen: () => null,
       notify: async () => {},
+      // PGlite's LISTEN takes the name as written: quoted, as the channel holds a colon.
+      hear: (channel, message) => opened.listen(`"${channel.replaceAll('"', '""')}"`, message),
       close: async () => {
         try {
           await opened.close();

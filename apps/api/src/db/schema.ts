@@ -530,3 +530,10 @@ export const admins = pgTable("admins", {
   grantedBy: text("granted_by").notNull(),
   grantedAt: timestamp("granted_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** The service's instances and when each last said it is alive (db/instances.ts, migration 0014). */
+export const serviceInstances = pgTable("service_instances", {
+  id: uuid("id").primaryKey(),
+  name: text("name").notNull(),
+  seenAt: timestamp("seen_at", { withTimezone: true }).notNull(),
+});

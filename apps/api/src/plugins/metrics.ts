@@ -2,7 +2,7 @@
  * Prometheus metrics (prom-client) at GET /metrics, per instance (label `instance`): request rate and latency per
  * route, validation codes, the counter flush (lag, duration, failures), database pool use, rate-limit refusals,
  * the license cache's hits and misses, Redis fallbacks and its circuit breaker, the license-change channels, open
- * live event streams, and the process's own figures. nginx does not expose
+ * live event streams, the instances alive, and the process's own figures. nginx does not expose
  * /metrics publicly (deploy/nginx.conf.template): scrape each instance directly.
  */
 import type { FastifyInstance } from "fastify";
@@ -24,6 +24,8 @@ export interface MetricsSources {
   runningExecutions: () => Promise<number>;
   /** Live event streams open on this instance (modules/live/customer-events.ts). */
   liveStreams: () => number;
+  /** Instances alive as this one sees them (db/instances.ts): it counts alone at 1/n of each limit without Redis. */
+  instances: () => number;
 }
 
 export interface Metrics {
@@ -156,6 +158,14 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources): 
     registers: [registry],
     collect() {
       this.set(sources.liveStreams());
+    },
+  });
+  new client.Gauge({
+    name: "flotilla_instances_alive",
+    help: "Instances of the service alive as this one sees them; without Redis it admits 1/n of each rate limit",
+    registers: [registry],
+    collect() {
+      this.set(sources.instances());
     },
   });
   const executionRefusals = new client.Counter({

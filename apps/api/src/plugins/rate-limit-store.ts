@@ -2,8 +2,11 @@
  * The counter store behind @fastify/rate-limit (its `store` option). Fixed windows per key:
  *   - in Redis when REDIS_URL is set, so every instance counts against the same budget;
  *   - in this process otherwise, and whenever Redis does not answer — within the command timeout, or at once
- *     while the circuit is open (lib/redis.ts): limits degrade to per instance, never to "no limit", never to an
- *     error and never to a wait.
+ *     while the circuit is open (lib/redis.ts): never "no limit", never an error, never a wait. Each instance then
+ *     admits its share of the limit — the limit divided by the instances alive (db/instances.ts), at least one —
+ *     so the cluster admits about the limit, not the limit times the instances (decision 0016 says the bound).
+ *     Counts are reported on the limit's scale (a request is worth limit ÷ share), so the plugin's comparison and
+ *     headers need no change.
  * The in-process map never evicts a live window (an LRU would let a flood of new addresses reset everyone's
  * counters); expired windows are swept as time passes. Memory is bounded by the distinct keys one window
  * sees, which the per-address limits themselves bound.
@@ -93,12 +96,25 @@ export interface RateLimitStoreOptions {
   /** Called when Redis failed and the in-process counters answered instead. */
   onFallback?: (error: unknown) => void;
   namespace?: string;
+  /** Instances alive, this one included (db/instances.ts); 1 when not given. */
+  instances?: () => number;
+}
+
+/**
+ * A count this process took alone, on the scale of a limit `max` shared by `instances`: admitted while within this
+ * instance's share (max ÷ instances, at least one), refused after it.
+ */
+export function onSharedScale(current: number, max: number | undefined, instances: number): number {
+  if (max === undefined || instances <= 1) return current;
+  const share = Math.max(1, Math.floor(max / instances));
+  return current <= share ? Math.ceil((current * max) / share) : max + (current - share);
 }
 
 /** Fixed-window counters shared by every limit of this instance: Redis when it answers, this process otherwise. */
 export interface RateLimitCounters {
-  incr(key: string, windowMs: number): Promise<{ current: number; ttl: number }>;
-  read(key: string): Promise<{ current: number; ttl: number }>;
+  /** `max`, the limit the count is compared with, sets this instance's share while it counts alone. */
+  incr(key: string, windowMs: number, max?: number): Promise<{ current: number; ttl: number }>;
+  read(key: string, max?: number): Promise<{ current: number; ttl: number }>;
   /** Gives one unit back inside the current window (a failure budget refunds a success). */
   decr(key: string): Promise<void>;
 }
@@ -113,6 +129,11 @@ export function createRateLimitCounters(options: RateLimitStoreOptions): RateLim
     redis.defineCommand("flotillaRateLimitDecr", { numberOfKeys: 1, lua: DECR_SCRIPT });
   }
   const namespace = options.namespace ?? "flotilla-rl:";
+  const instances = options.instances ?? (() => 1);
+  const alone = (result: { current: number; ttl: number }, max: number | undefined) => ({
+    current: onSharedScale(result.current, max, instances()),
+    ttl: result.ttl,
+  });
   /** Redis when it answers in time; otherwise (not connected, circuit open, timeout, error) this process's counters. */
   async function either<T>(viaRedis: (r: RedisWithScripts) => Promise<T>, local: () => T): Promise<T> {
     if (!redis) return local();
@@ -124,21 +145,21 @@ export function createRateLimitCounters(options: RateLimitStoreOptions): RateLim
     }
   }
   return {
-    incr: (key, windowMs) =>
+    incr: (key, windowMs, max) =>
       either(
         async (r) => {
           const [current, ttl] = await r.flotillaRateLimitIncr(`${namespace}${key}`, windowMs);
           return { current, ttl };
         },
-        () => memory.incr(key, windowMs),
+        () => alone(memory.incr(key, windowMs), max),
       ),
-    read: (key) =>
+    read: (key, max) =>
       either(
         async (r) => {
           const [current, ttl] = await r.flotillaRateLimitRead(`${namespace}${key}`);
           return { current, ttl };
         },
-        () => memory.read(key),
+        () => alone(memory.read(key), max),
       ),
     decr: (key) =>
       either(
@@ -158,15 +179,16 @@ export function createRateLimitStore(counters: RateLimitCounters) {
       this.prefix = prefix;
     }
 
-    incr(key: string, callback: Callback, timeWindow: number) {
-      counters.incr(`${this.prefix}${key}`, timeWindow).then(
+    // The plugin passes the limit after the window (its store API).
+    incr(key: string, callback: Callback, timeWindow: number, max?: number) {
+      counters.incr(`${this.prefix}${key}`, timeWindow, max).then(
         (result) => callback(null, result),
         (error: Error) => callback(error),
       );
     }
 
-    read(key: string, callback: Callback) {
-      counters.read(`${this.prefix}${key}`).then(
+    read(key: string, callback: Callback, _timeWindow?: number, max?: number) {
+      counters.read(`${this.prefix}${key}`, max).then(
         (result) => callback(null, result),
         (error: Error) => callback(error),
       );

@@ -1,6 +1,7 @@
 /**
  * Rate limits (@fastify/rate-limit). Counters live in Redis when REDIS_URL is set (shared by every instance)
- * and fall back to this process when Redis does not answer in time (rate-limit-store.ts, lib/redis.ts).
+ * and fall back to this process, at its share of each limit, when Redis does not answer in time
+ * (rate-limit-store.ts, lib/redis.ts).
  *
  * - Per client address: routes opt in with `config.rateLimit` (the plugin's onRequest hook). Addresses come from
  *   `request.ip` (TRUST_PROXY decides which hop that is); IPv6 clients share one budget per /64, since anyone
@@ -39,9 +40,13 @@ export async function registerRateLimit(
   app: FastifyInstance,
   config: Config,
   redis: RedisGate,
-  onFallback?: (error: unknown) => void,
+  options: { instances: () => number; onFallback?: (error: unknown) => void },
 ) {
-  const counters = createRateLimitCounters({ redis, ...(onFallback ? { onFallback } : {}) });
+  const counters = createRateLimitCounters({
+    redis,
+    namespace: `${config.redisKeyPrefix}flotilla-rl:`,
+    ...options,
+  });
   app.decorate("rateLimitCounters", counters);
   const Store = createRateLimitStore(counters);
   await app.register(rateLimit, {
@@ -107,7 +112,7 @@ export function failureLimit(app: FastifyInstance, options: { name: string; max:
     async guard(request: FastifyRequest, reply: FastifyReply) {
       const key = keyFor(request);
       if (key === null) return;
-      const { current, ttl } = await counters.incr(key, RATE_LIMIT_WINDOW_MS);
+      const { current, ttl } = await counters.incr(key, RATE_LIMIT_WINDOW_MS, options.max);
       charged.add(request);
       if (current > options.max) {
         reply.header(HEADERS.retryAfter, Math.max(1, Math.ceil(ttl / 1000)));

@@ -412,6 +412,38 @@ describe("execution leases and the live stream across instances", () => {
     figures.push(`live stream: admin CLI → the event after the CLI exited: ${cli.join("; ")}`);
   }, 60_000);
 
+  it("a session ends: the sign-out made through another instance ends the stream held through nginx within 1 s (signed-out), not at a ping", async () => {
+    const owner = await licensedCustomer(cluster.url, `${run}-signout@example.com`);
+    const { stream, holder } = await streamThroughNginx(owner.token);
+    const door = cluster.instances.find((instance) => instance !== holder && instance.alive)!;
+    const startedAt = Date.now();
+    expect((await call(door.url, "/api/auth/logout", { method: "POST", token: owner.token })).status).toBe(200);
+    const answeredAt = Date.now();
+    const event = await stream.next("signed-out", 20_000);
+    expect(await stream.ended(5_000)).toBe(true);
+    figures.push(
+      `live stream: sign-out through ${door.name} (answered in ${answeredAt - startedAt} ms) → signed-out on ${holder.name} ${event.at - answeredAt} ms after the answer`,
+    );
+    expect(event.at - answeredAt).toBeLessThanOrEqual(1_000);
+  }, 60_000);
+
+  it("a customer's streams across the instances: the sixth through nginx replaces their oldest, wherever it is held", async () => {
+    const owner = await licensedCustomer(cluster.url, `${run}-tabs@example.com`);
+    const tabs: { stream: EventStream; holder: Instance }[] = [];
+    for (let i = 0; i < 5; i++) tabs.push(await streamThroughNginx(owner.token));
+    // Not streamThroughNginx: when the oldest is on the same instance, that instance's count does not grow.
+    const sixth = await openEventStream(cluster.url, owner.token);
+    streams.push(sixth);
+    await sixth.next("ready", 5_000);
+    const replaced = await tabs[0]!.stream.next("replaced", 10_000);
+    expect(await tabs[0]!.stream.ended(5_000)).toBe(true);
+    expect([...tabs.slice(1).map((tab) => tab.stream), sixth].every((stream) => stream.endedAt === null)).toBe(true);
+    figures.push(
+      `live stream caps: 6 streams of one customer through nginx (the first 5 held by ${tabs.map((tab) => tab.holder.name).join(", ")}) → the oldest replaced ${replaced.at - sixth.openedAt} ms after the sixth was opened`,
+    );
+    for (const stream of [...tabs.map((tab) => tab.stream), sixth]) stream.close();
+  }, 60_000);
+
   it("Redis stopped: changes still reach the stream (PostgreSQL NOTIFY); back, it carries on", async () => {
     const fixture = await liveFixture();
     await redis.stop();

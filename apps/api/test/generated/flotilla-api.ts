@@ -270,7 +270,7 @@ export interface paths {
         };
         /**
          * Live notices of changes to the customer's licenses (server-sent events)
-         * @description A `text/event-stream` (send `Accept: text/event-stream`; anything else is 406). Events: `ready` on every connection and `resync` after a gap in the service's change channel (re-read everything), `license` with `{"license_ids": [...]}` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over 100 ms (re-read those licenses through the usual endpoints: the stream carries no data), and `signed-out`, `replaced` (more than 5 streams) or `closing` (the instance is shutting down) before it ends. A comment every 15 s keeps proxies from closing it and re-checks the session.
+         * @description A `text/event-stream` (send `Accept: text/event-stream`; anything else is 406). Events: `ready` on every connection and `resync` after a gap in the service's change channel (re-read everything), `license` with `{"license_ids": [...]}` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over 100 ms (re-read those licenses through the usual endpoints: the stream carries no data), and `signed-out` (as soon as the session ends: signed out anywhere, ended by an admin or an erasure, or expired), `replaced` (the customer opened more than 5 streams across the service: the oldest goes) or `closing` (the instance is shutting down) before it ends. A comment every 15 s keeps proxies from closing it.
          */
         get: operations["streamCustomerEvents"];
         put?: never;
@@ -2500,7 +2500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAVAILABLE: this instance holds as many live streams as it serves; retry after Retry-After (seconds). Or UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds). */
+            /** @description UNAVAILABLE: this instance holds as many live streams as it serves (5,000) or is shutting down; retry after Retry-After (seconds), a little later at random. Or UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds). */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -6,7 +6,11 @@ import type { FastifyInstance } from "fastify";
 import { newOpaqueToken, sha256Hex } from "../../src/lib/tokens";
 import { insertSession, upsertCustomer } from "../../src/modules/auth/queries";
 
-export async function plantedSession(app: FastifyInstance, email: string): Promise<string> {
+export async function plantedSession(
+  app: FastifyInstance,
+  email: string,
+  options: { endsAt?: Date } = {},
+): Promise<string> {
   const now = new Date();
   const customer = await upsertCustomer(
     app.database.db,
@@ -20,7 +24,7 @@ export async function plantedSession(app: FastifyInstance, email: string): Promi
     now,
   );
   const token = newOpaqueToken();
-  const end = new Date(now.getTime() + 86_400_000);
+  const end = options.endsAt ?? new Date(now.getTime() + 86_400_000);
   await insertSession(app.database.db, {
     tokenHash: sha256Hex(token),
     customerId: customer.id,

@@ -31,7 +31,11 @@ export const LICENSE_CHANGED_CHANNEL = "flotilla:license-changed";
  *   - a change: "<license key>" — every cache forgets the license, every live dashboard of its owner refreshes;
  *   - activity: "seen <license id>,<license id>…" — machines' heartbeats were written; live dashboards refresh, caches
  *     keep the licenses;
- *   - "owner <customer id>" — a customer has a new license; their live dashboards start following it.
+ *   - "owner <customer id>" — a customer has a new license; their live dashboards start following it;
+ *   - "signed-out <session id>" — a session ended (revoked or deleted); the live streams it opened end. Sent by the
+ *     database itself (migration 0014's trigger, sender "db"), on PostgreSQL's channel only;
+ *   - "replaced <stream id>,<stream id>…" — live streams beyond their customer's cap across the cluster
+ *     (modules/live/cluster-streams.ts); whichever instance holds them ends them.
  * A PostgreSQL message is prefixed with its sender, "<sender> …": the sender ignores its own echo (it forgot the key
  * when it made the change) so that a late echo does not empty the cache a moment later.
  */
@@ -39,24 +43,43 @@ export type LicenseSignal =
   | { kind: "changed"; licenseKey: string }
   | { kind: "seen"; licenseIds: string[] }
   /** A customer's set of licenses changed (one was created): their live dashboards learn the new one. */
-  | { kind: "owner"; customerId: string };
+  | { kind: "owner"; customerId: string }
+  /** A session ended: whatever it authorised and still holds open (live streams) ends. */
+  | { kind: "signed-out"; sessionId: string }
+  /** Live streams replaced by their customer's newer ones on another instance: their holder ends them. */
+  | { kind: "replaced"; streamIds: string[] };
 
-/** Ids per "seen" message: one flush's worth in a few messages, each well under NOTIFY's 8000-byte payload. */
-const SEEN_IDS_PER_MESSAGE = 150;
+/** Ids per "seen" or "replaced" message: one flush's worth in a few messages, each well under NOTIFY's 8000 bytes. */
+const IDS_PER_MESSAGE = 150;
 
 const SEEN = "seen";
 const OWNER = "owner";
+const SIGNED_OUT = "signed-out";
+const REPLACED = "replaced";
 
 function signalText(signal: LicenseSignal): string {
-  if (signal.kind === "changed") return signal.licenseKey;
-  return signal.kind === "seen" ? `${SEEN} ${signal.licenseIds.join(",")}` : `${OWNER} ${signal.customerId}`;
+  switch (signal.kind) {
+    case "changed":
+      return signal.licenseKey;
+    case "seen":
+      return `${SEEN} ${signal.licenseIds.join(",")}`;
+    case "owner":
+      return `${OWNER} ${signal.customerId}`;
+    case "signed-out":
+      return `${SIGNED_OUT} ${signal.sessionId}`;
+    case "replaced":
+      return `${REPLACED} ${signal.streamIds.join(",")}`;
+  }
 }
 
+/** Unknown words give null: an instance ignores what a newer one sends (a rolling deploy). */
 function readSignal(text: string): LicenseSignal | null {
   const [first, second, extra] = text.split(" ");
   if (!first || extra !== undefined) return null;
   if (second === undefined) return { kind: "changed", licenseKey: first };
   if (first === SEEN) return { kind: "seen", licenseIds: second.split(",").filter(Boolean) };
+  if (first === SIGNED_OUT) return { kind: "signed-out", sessionId: second };
+  if (first === REPLACED) return { kind: "replaced", streamIds: second.split(",").filter(Boolean) };
   return first === OWNER ? { kind: "owner", customerId: second } : null;
 }
 
@@ -91,6 +114,8 @@ export class LicenseInvalidation {
   /** This process's name on the feed. */
   private readonly sender = randomUUID();
   private readonly listeners = new Set<SignalListener>();
+  /** The embedded database's own notices (its triggers'); null on PostgreSQL, where the feed carries them. */
+  private readonly hearing: Promise<(() => Promise<void>) | null>;
 
   constructor(
     private readonly cache: LicenseCache,
@@ -100,7 +125,7 @@ export class LicenseInvalidation {
       /** A dedicated Redis connection in subscriber mode, or null without Redis. */
       subscriber: Redis | null;
       /** NOTIFY, and a LISTENing feed on PostgreSQL (null on the embedded database). */
-      database: Pick<DatabaseHandle, "listen" | "notify">;
+      database: Pick<DatabaseHandle, "listen" | "notify" | "hear">;
     },
     private readonly log: Log,
   ) {
@@ -122,6 +147,9 @@ export class LicenseInvalidation {
       },
     };
     this.feed = peers.database.listen(LICENSE_CHANGED_CHANNEL, feedHandlers);
+    this.hearing = Promise.resolve(
+      this.feed ? null : peers.database.hear(LICENSE_CHANGED_CHANNEL, feedHandlers.message),
+    );
     const subscriber = peers.subscriber;
     if (!subscriber) return;
     subscriber.on("message", (_channel: string, text: string) => {
@@ -198,8 +226,15 @@ export class LicenseInvalidation {
 
   /** These licenses' machines were seen (their last-seen times are written): live dashboards refresh, caches keep them. */
   async seen(licenseIds: string[]): Promise<void> {
-    for (let at = 0; at < licenseIds.length; at += SEEN_IDS_PER_MESSAGE) {
-      await this.announce({ kind: "seen", licenseIds: licenseIds.slice(at, at + SEEN_IDS_PER_MESSAGE) });
+    for (let at = 0; at < licenseIds.length; at += IDS_PER_MESSAGE) {
+      await this.announce({ kind: "seen", licenseIds: licenseIds.slice(at, at + IDS_PER_MESSAGE) });
+    }
+  }
+
+  /** Live streams another instance may hold were replaced (their customer's cap): whoever holds them ends them. */
+  async streamsReplaced(streamIds: string[]): Promise<void> {
+    for (let at = 0; at < streamIds.length; at += IDS_PER_MESSAGE) {
+      await this.announce({ kind: "replaced", streamIds: streamIds.slice(at, at + IDS_PER_MESSAGE) });
     }
   }
 
@@ -227,11 +262,13 @@ export class LicenseInvalidation {
 
   /** Resolves once the feed's first connection attempt has ended (so an instance starts with its real TTL). */
   async started(): Promise<void> {
-    await this.feed?.started;
+    await Promise.all([this.feed?.started, this.hearing]);
   }
 
   async close(): Promise<void> {
     await this.feed?.close();
+    const unsubscribe = await this.hearing.catch(() => null);
+    await unsubscribe?.().catch(() => undefined);
   }
 }
 

@@ -8,29 +8,47 @@
  * read, never a wrong screen:
  *   - `ready` on every (re)connection: re-read everything (what happened while disconnected is not replayed);
  *   - `resync` when the channel had a gap (it went down or came back): re-read everything;
- *   - a comment every PING_MS keeps proxies from timing the stream out, and re-checks the session: a session ended
- *     elsewhere (sign-out everywhere, expiry) ends the stream with `signed-out`.
- * Bounded: a few streams per customer per instance (the oldest is closed), and a cap per instance.
+ *   - `signed-out` when the session that opened it ends: as the database announces its revocation or deletion
+ *     (the `signed-out` signal, migration 0014), at its expiry (a timer), and — in case a signal was missed — on
+ *     re-checks after a gap in the channel and on every ping;
+ *   - a comment every PING_MS keeps proxies from timing the stream out.
+ * Bounded: STREAMS_PER_CUSTOMER per customer across the cluster (cluster-streams.ts: counted in Redis; the oldest is
+ * `replaced`, on whichever instance holds it), or, while Redis does not answer, this instance's share of that
+ * number; and STREAMS_PER_INSTANCE per instance (the route answers 503 with Retry-After beyond it).
  */
+import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { licenseKeyAliases, licenses } from "../../db/schema";
+import type { RedisGate } from "../../lib/redis";
 import type { LicenseInvalidation, LicenseSignal } from "../licenses/license-invalidation";
+import { ClusterStreams, streamIdOf, streamMember } from "./cluster-streams";
 
 export const PING_MS = 15_000;
 /** Notices for one stream are gathered this long, so a burst of changes costs the portal one re-read. */
 export const COALESCE_MS = 100;
 export const STREAMS_PER_CUSTOMER = 5;
 export const STREAMS_PER_INSTANCE = 5_000;
+/** A stream counts against its customer's cap this long after its last renewal (each ping renews): a late ping or
+ * two, not a crashed instance's streams for long. */
+export const STREAM_LEASE_MS = 2 * PING_MS + 10_000;
 /** Sessions checked at once on a ping round (each one query). */
 const SESSION_CHECKS_AT_ONCE = 50;
 /** What the browser waits before reconnecting after the stream drops (the SSE `retry` field). */
 export const RECONNECT_MS = 2_000;
+/** setTimeout's longest delay; a later end is re-armed from there. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 interface Stream {
+  id: string;
+  /** Its member in the customer's set of streams across the cluster. */
+  member: string;
   customerId: string;
   owner: StreamOwner;
+  /** When the session ends unless used (sliding) or at the latest (absolute); re-read on every check. */
+  endsAt: number;
+  expiry: NodeJS.Timeout | null;
   response: ServerResponse;
   licenseIds: Set<string>;
   /** The customer's license keys (current, and rotated ones in their grace) → license id. */
@@ -42,23 +60,52 @@ interface Stream {
 
 export interface StreamOwner {
   customerId: string;
-  /** Whether the session the stream was opened with still holds (checked on every ping). */
-  stillSignedIn(): Promise<boolean>;
+  sessionId: string;
+  /** When the session ends as far as the stream's opening knew (ms since the epoch). */
+  endsAt: number;
+  /** When the session now ends, or null once it has ended; throws when the database does not answer. */
+  check(): Promise<number | null>;
+}
+
+export interface HubPeers {
+  /** The instance's Redis gate (its bounds and circuit breaker): the customer's streams across the cluster. */
+  redis: RedisGate;
+  /** Put before the Redis keys (REDIS_KEY_PREFIX). */
+  redisKeyPrefix: string;
+  /** Instances alive, this one included (db/instances.ts): this instance's share of a customer's cap without Redis. */
+  instances: () => number;
+  now?: () => number;
 }
 
 export class CustomerEventHub {
   private readonly streams = new Set<Stream>();
   private readonly ping: NodeJS.Timeout;
+  private readonly cluster: ClusterStreams;
+  private readonly now: () => number;
   private closed = false;
   /** A round of session checks is running (pingAll). */
   private checking = false;
 
   constructor(
     private readonly db: Database,
-    invalidation: Pick<LicenseInvalidation, "listen">,
+    private readonly invalidation: Pick<LicenseInvalidation, "listen" | "streamsReplaced">,
     private readonly log: { warn(details: object, message: string): void },
+    private readonly peers: HubPeers,
   ) {
-    invalidation.listen({ signal: (signal) => this.heard(signal), gap: () => this.broadcast("resync") });
+    this.now = peers.now ?? Date.now;
+    this.cluster = new ClusterStreams(peers.redis, {
+      keyPrefix: peers.redisKeyPrefix,
+      cap: STREAMS_PER_CUSTOMER,
+      leaseMs: STREAM_LEASE_MS,
+    });
+    invalidation.listen({
+      signal: (signal) => this.heard(signal),
+      gap: () => {
+        this.broadcast("resync");
+        // A session may have ended unheard meanwhile.
+        void this.checkSessions([...this.streams]);
+      },
+    });
     this.ping = setInterval(() => void this.pingAll(), PING_MS);
     this.ping.unref();
   }
@@ -74,9 +121,14 @@ export class CustomerEventHub {
 
   /** Starts streaming to a response whose headers the caller has written. */
   async open(owner: StreamOwner, response: ServerResponse) {
+    const id = randomUUID();
     const stream: Stream = {
+      id,
+      member: streamMember(this.now(), id),
       customerId: owner.customerId,
       owner,
+      endsAt: owner.endsAt,
+      expiry: null,
       response,
       licenseIds: new Set(),
       licenseKeys: new Map(),
@@ -84,15 +136,49 @@ export class CustomerEventHub {
       timer: null,
       sequence: 0,
     };
-    const mine = [...this.streams].filter((other) => other.customerId === owner.customerId);
-    for (const old of mine.slice(0, Math.max(0, mine.length - STREAMS_PER_CUSTOMER + 1))) this.end(old, "replaced");
     this.streams.add(stream);
     response.on("close", () => this.forget(stream));
+    this.armExpiry(stream);
     write(stream, `retry: ${RECONNECT_MS}\n\n`);
+    const [loaded] = await Promise.all([this.loadLicenses(stream), this.admit(stream)]);
+    if (!this.streams.has(stream)) return; // replaced, signed out or closed meanwhile
     // A stream that does not know the customer's licenses would look live and hear nothing: end it, and the browser
     // reconnects after its pause.
-    if (!(await this.loadLicenses(stream))) return this.end(stream, "closing");
+    if (!loaded) return this.end(stream, "closing");
     this.send(stream, "ready", {});
+  }
+
+  /**
+   * Counts a new stream against its customer's cap: across the cluster (the oldest beyond it are replaced wherever
+   * they are), or, when Redis does not answer, this instance's share of the cap (its oldest here are replaced).
+   */
+  private async admit(stream: Stream) {
+    const beyond = await this.cluster.touch(stream.customerId, stream.member);
+    const share =
+      beyond === null ? Math.max(1, Math.floor(STREAMS_PER_CUSTOMER / this.peers.instances())) : STREAMS_PER_CUSTOMER;
+    const mine = [...this.streams]
+      .filter((other) => other.customerId === stream.customerId)
+      .sort((a, b) => (a.member < b.member ? -1 : 1));
+    for (const old of mine.slice(0, Math.max(0, mine.length - share))) this.end(old, "replaced");
+    if (beyond) await this.replace(beyond);
+    // Closed while Redis answered: it was added back; take it out again.
+    if (!this.streams.has(stream)) await this.cluster.remove(stream.customerId, stream.member);
+  }
+
+  /** Ends the streams named (members of a customer's set): here, or by message on the instance that holds them. */
+  private async replace(members: string[]) {
+    const elsewhere: string[] = [];
+    for (const member of members) {
+      const held = this.find(streamIdOf(member));
+      if (held) this.end(held, "replaced");
+      else elsewhere.push(streamIdOf(member));
+    }
+    if (elsewhere.length > 0) await this.invalidation.streamsReplaced(elsewhere);
+  }
+
+  private find(id: string): Stream | undefined {
+    for (const stream of this.streams) if (stream.id === id) return stream;
+    return undefined;
   }
 
   /** Ends every stream (draining for a shutdown): browsers reconnect, to another instance. */
@@ -129,15 +215,20 @@ export class CustomerEventHub {
   }
 
   private heard(signal: LicenseSignal) {
-    for (const stream of this.streams) {
-      if (signal.kind === "owner") {
+    for (const stream of [...this.streams]) {
+      if (signal.kind === "signed-out") {
+        // A revocation is final: no need to ask the database.
+        if (stream.owner.sessionId === signal.sessionId) this.end(stream, "signed-out");
+      } else if (signal.kind === "replaced") {
+        if (signal.streamIds.includes(stream.id)) this.end(stream, "replaced");
+      } else if (signal.kind === "owner") {
         if (stream.customerId !== signal.customerId) continue;
         void this.loadLicenses(stream).then(() => {
           for (const id of stream.licenseIds) this.notice(stream, id);
         });
       } else if (signal.kind === "seen") {
         for (const id of signal.licenseIds) if (stream.licenseIds.has(id)) this.notice(stream, id);
-      } else {
+      } else if (signal.kind === "changed") {
         const id = stream.licenseKeys.get(signal.licenseKey);
         if (!id) continue;
         this.notice(stream, id);
@@ -162,28 +253,61 @@ export class CustomerEventHub {
   }
 
   /**
-   * Pings every stream, then ends those whose session has ended (every PING_MS; tests call it directly). The pings go
-   * out first, whatever the database does; sessions are checked a batch at a time, and a round still checking when
-   * the next is due lets that one skip its checks.
+   * Pings every stream, then renews them in their customers' sets and re-checks their sessions (every PING_MS; tests
+   * call it directly): the pings go out first, whatever Redis and the database do.
    */
   async pingAll() {
     const streams = [...this.streams];
     for (const stream of streams) write(stream, ": ping\n\n");
+    await Promise.all([this.renew(streams), this.checkSessions(streams)]);
+  }
+
+  /**
+   * Renews each stream's lease in its customer's set — and adds those opened while Redis did not answer, so that the
+   * cap holds again once it does: whoever is then beyond it is replaced.
+   */
+  private async renew(streams: Stream[]) {
+    const beyond = await Promise.all(streams.map((stream) => this.cluster.touch(stream.customerId, stream.member)));
+    await this.replace(beyond.flatMap((members) => members ?? []));
+    for (const stream of streams) {
+      if (!this.streams.has(stream)) await this.cluster.remove(stream.customerId, stream.member);
+    }
+  }
+
+  /**
+   * Ends the streams whose session has ended, and learns when the others' end now (a sliding expiry moves). A batch
+   * at a time; a round still checking when the next is due lets that one skip its checks.
+   */
+  private async checkSessions(streams: Stream[]) {
     if (this.checking) return;
     this.checking = true;
     try {
       for (let at = 0; at < streams.length; at += SESSION_CHECKS_AT_ONCE) {
-        await Promise.all(
-          streams.slice(at, at + SESSION_CHECKS_AT_ONCE).map(async (stream) => {
-            // A database that does not answer is not a signed-out customer: keep the stream, check again later.
-            const signedIn = await stream.owner.stillSignedIn().catch(() => true);
-            if (!signedIn && this.streams.has(stream)) this.end(stream, "signed-out");
-          }),
-        );
+        await Promise.all(streams.slice(at, at + SESSION_CHECKS_AT_ONCE).map((stream) => this.checkSession(stream)));
       }
     } finally {
       this.checking = false;
     }
+  }
+
+  private async checkSession(stream: Stream) {
+    // A database that does not answer is not a signed-out customer: keep the stream, check again later.
+    const endsAt = await stream.owner.check().catch(() => undefined);
+    if (endsAt === undefined || !this.streams.has(stream)) return;
+    if (endsAt === null) return this.end(stream, "signed-out");
+    stream.endsAt = endsAt;
+    this.armExpiry(stream);
+  }
+
+  /** A timer at the session's end: then the stream ends, unless the session was used meanwhile (it slid on). */
+  private armExpiry(stream: Stream) {
+    if (stream.expiry) clearTimeout(stream.expiry);
+    const delay = Math.min(Math.max(0, stream.endsAt - this.now()), LONGEST_TIMER_MS);
+    stream.expiry = setTimeout(() => {
+      stream.expiry = null;
+      void this.checkSession(stream);
+    }, delay);
+    stream.expiry.unref();
   }
 
   private send(stream: Stream, event: string, data: object) {
@@ -200,7 +324,9 @@ export class CustomerEventHub {
   private forget(stream: Stream) {
     if (stream.timer) clearTimeout(stream.timer);
     stream.timer = null;
-    this.streams.delete(stream);
+    if (stream.expiry) clearTimeout(stream.expiry);
+    stream.expiry = null;
+    if (this.streams.delete(stream)) void this.cluster.remove(stream.customerId, stream.member);
   }
 }
 

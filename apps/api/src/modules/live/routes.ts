@@ -5,7 +5,13 @@ import { z } from "zod";
 import { refusals } from "../../plugins/answers";
 import { bearerToken, requireSession, sessionOf } from "../../plugins/auth-guard";
 import type { AuthService } from "../auth/service";
-import { COALESCE_MS, type CustomerEventHub, PING_MS, STREAMS_PER_CUSTOMER } from "./customer-events";
+import {
+  COALESCE_MS,
+  type CustomerEventHub,
+  PING_MS,
+  STREAMS_PER_CUSTOMER,
+  STREAMS_PER_INSTANCE,
+} from "./customer-events";
 
 export const EVENT_STREAM_TYPE = "text/event-stream";
 
@@ -20,7 +26,7 @@ export function registerLiveEventRoutes(
       schema: {
         tags: ["Customer"],
         summary: "Live notices of changes to the customer's licenses (server-sent events)",
-        description: `A \`text/event-stream\` (send \`Accept: text/event-stream\`; anything else is 406). Events: \`ready\` on every connection and \`resync\` after a gap in the service's change channel (re-read everything), \`license\` with \`{"license_ids": [...]}\` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over ${COALESCE_MS} ms (re-read those licenses through the usual endpoints: the stream carries no data), and \`signed-out\`, \`replaced\` (more than ${STREAMS_PER_CUSTOMER} streams) or \`closing\` (the instance is shutting down) before it ends. A comment every ${PING_MS / 1000} s keeps proxies from closing it and re-checks the session.`,
+        description: `A \`text/event-stream\` (send \`Accept: text/event-stream\`; anything else is 406). Events: \`ready\` on every connection and \`resync\` after a gap in the service's change channel (re-read everything), \`license\` with \`{"license_ids": [...]}\` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over ${COALESCE_MS} ms (re-read those licenses through the usual endpoints: the stream carries no data), and \`signed-out\` (as soon as the session ends: signed out anywhere, ended by an admin or an erasure, or expired), \`replaced\` (the customer opened more than ${STREAMS_PER_CUSTOMER} streams across the service: the oldest goes) or \`closing\` (the instance is shutting down) before it ends. A comment every ${PING_MS / 1000} s keeps proxies from closing it.`,
         security: [{ bearerAuth: [] }],
         response: {
           200: z.string().describe("text/event-stream"),
@@ -28,7 +34,7 @@ export function registerLiveEventRoutes(
             401: "UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended.",
             406: "NOT_ACCEPTABLE: the request does not accept text/event-stream.",
             429: "RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After.",
-            503: "UNAVAILABLE: this instance holds as many live streams as it serves; retry after Retry-After (seconds).",
+            503: `UNAVAILABLE: this instance holds as many live streams as it serves (${STREAMS_PER_INSTANCE.toLocaleString("en")}) or is shutting down; retry after Retry-After (seconds), a little later at random.`,
           }),
         },
       },
@@ -61,10 +67,17 @@ export function registerLiveEventRoutes(
         connection: "keep-alive",
       });
       request.raw.socket.setKeepAlive(true);
+      const endOf = (held: { expiresAt: Date; absoluteExpiresAt: Date }) =>
+        Math.min(held.expiresAt.getTime(), held.absoluteExpiresAt.getTime());
       await deps.hub.open(
         {
           customerId: session.customer.id,
-          stillSignedIn: async () => (await deps.auth.authenticate(token))?.sessionId === session.sessionId,
+          sessionId: session.sessionId,
+          endsAt: endOf(session),
+          check: async () => {
+            const current = await deps.auth.authenticate(token);
+            return current?.sessionId === session.sessionId ? endOf(current) : null;
+          },
         },
         reply.raw,
       );

@@ -98,6 +98,31 @@ describe("followLiveEvents", () => {
     expect(signedOutAgain).toHaveBeenCalledTimes(1);
   });
 
+  it("a busy instance's 503 (or a 429) waits its Retry-After, spread a little, before trying again", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const stream = streamed();
+    const busy = new Response("{}", { status: 503, headers: { "retry-after": "5" } });
+    const fetcher = vi.fn<typeof fetch>().mockResolvedValueOnce(busy).mockResolvedValueOnce(stream.response);
+    const states: LiveState[] = [];
+    const stop = new AbortController();
+    const done = followLiveEvents(
+      { refresh: vi.fn(), state: (s) => states.push(s), signedOut: vi.fn() },
+      stop.signal,
+      fetcher,
+    );
+    await vi.waitFor(() => expect(states.at(-1)).toBe("paused"));
+    // Not after the usual first pause (2 s), nor before the 5 s the server asked for.
+    await vi.advanceTimersByTimeAsync(4_900);
+    expect(fetcher).toHaveBeenCalledTimes(1);
+    // Within half as much again: thousands of tabs refused at once do not all come back in the same second.
+    await vi.advanceTimersByTimeAsync(2_700);
+    await vi.waitFor(() => expect(fetcher).toHaveBeenCalledTimes(2));
+    stream.push("event: ready\ndata: {}\n\n");
+    await vi.waitFor(() => expect(states.at(-1)).toBe("live"));
+    stop.abort();
+    await done;
+  });
+
   it("does not connect without a stored token", async () => {
     localStorage.clear();
     const fetcher = vi.fn<typeof fetch>();

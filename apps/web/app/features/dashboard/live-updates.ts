@@ -3,7 +3,8 @@
  * carries notices, never data: on each one the portal re-reads its queries through the usual authorised endpoints.
  * EventSource cannot send the bearer token, so this reads the stream with fetch. When the stream is unavailable the
  * dashboard is exactly what it was before: the refresh button re-reads on demand, and the stream is retried with a
- * growing pause.
+ * growing pause — at least the Retry-After of an instance that is full (503) or a rate limit (429), spread by up to
+ * half as much again so that the tabs it refused at once do not all return in the same second (decision 0049).
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -15,6 +16,8 @@ export const RECONNECT_BASE_MS = 2_000;
 export const RECONNECT_MAX_MS = 60_000;
 /** A stream silent longer than this (the server pings every 15 s) is treated as lost: a frozen proxy looks like this. */
 export const SILENCE_LIMIT_MS = 45_000;
+/** A server's Retry-After is stretched by up to this fraction, at random. */
+const RETRY_AFTER_SPREAD = 0.5;
 
 export type LiveState = "connecting" | "live" | "paused";
 
@@ -24,6 +27,14 @@ export interface LiveHandlers {
   state(state: LiveState): void;
   /** The session has ended elsewhere: stop, and let the app find out. */
   signedOut(): void;
+}
+
+type Outcome = "stop" | "failed" | "dropped-after-ready" | { retryAfterMs: number };
+
+/** Retry-After in seconds (the service sends seconds), within the longest pause; null when absent or not a number. */
+function retryAfterMs(response: Response): number | null {
+  const seconds = Number(response.headers.get("retry-after") ?? Number.NaN);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, RECONNECT_MAX_MS) : null;
 }
 
 interface ServerEvent {
@@ -65,7 +76,9 @@ export async function followLiveEvents(handlers: LiveHandlers, signal: AbortSign
     if (outcome === "stop" || signal.aborted) return;
     failures = outcome === "dropped-after-ready" ? 1 : failures + 1;
     handlers.state("paused");
-    const pause = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (failures - 1));
+    const backoff = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (failures - 1));
+    const asked = typeof outcome === "object" ? outcome.retryAfterMs * (1 + Math.random() * RETRY_AFTER_SPREAD) : 0;
+    const pause = Math.max(backoff, asked);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, pause);
       signal.addEventListener(
@@ -80,11 +93,7 @@ export async function followLiveEvents(handlers: LiveHandlers, signal: AbortSign
   }
 }
 
-async function readOnce(
-  handlers: LiveHandlers,
-  signal: AbortSignal,
-  fetcher: typeof fetch,
-): Promise<"stop" | "failed" | "dropped-after-ready"> {
+async function readOnce(handlers: LiveHandlers, signal: AbortSignal, fetcher: typeof fetch): Promise<Outcome> {
   const token = readStoredToken();
   if (!token) return "stop";
   const attempt = new AbortController();
@@ -107,7 +116,11 @@ async function readOnce(
       handlers.signedOut();
       return "stop";
     }
-    if (!response.ok || !response.body) return "failed";
+    if (!response.ok || !response.body) {
+      // A full instance (503) or a rate limit (429) says when to come back.
+      const wait = response.status === 503 || response.status === 429 ? retryAfterMs(response) : null;
+      return wait === null ? "failed" : { retryAfterMs: wait };
+    }
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     // Stopping (or silence) cancels the read itself: a body need not be tied to the request's signal.
     attempt.signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
