@@ -322,13 +322,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     ),
     webhooks: new WebhookAdmin(database.db, secret, urlPolicy),
     executions,
-    privacy: new PrivacyRequests(
-      database.db,
-      (licenseKey) => licensing.changed(licenseKey),
-      () => licensing.changeVisibleWithinSeconds(),
-      (email) => adminRoles.isAdmin(email),
-      () => licensing.recorder.flush(),
-    ),
+    privacy: new PrivacyRequests(database.db, {
+      changed: (licenseKey) => licensing.changed(licenseKey),
+      visibleWithinSeconds: () => licensing.changeVisibleWithinSeconds(),
+      isAdmin: (email) => adminRoles.isAdmin(email),
+      flushCounters: () => licensing.recorder.flush(),
+      appSecret: secret,
+    }),
     config,
   });
   if (allows(config, "devMailPage")) registerDevMailPage(app, database.db);

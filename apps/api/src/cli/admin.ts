@@ -175,21 +175,22 @@ async function privacyRequest(command: string, email: string | undefined, reason
   const database = await openDatabase(config.database);
   try {
     let announcedEverywhere = true;
-    const privacy = new PrivacyRequests(
-      database.db,
-      async (licenseKey) => {
+    const privacy = new PrivacyRequests(database.db, {
+      changed: async (licenseKey) => {
         // PostgreSQL NOTIFY and a Redis message, like a change made by a server (decision 0037).
         if (!(await announceLicenseChange(database, config.redisUrl, licenseKey))) announcedEverywhere = false;
       },
-      () => LICENSE_CACHE_LOCAL_TTL_MS / 1000,
-      async (address) =>
+      visibleWithinSeconds: () => LICENSE_CACHE_LOCAL_TTL_MS / 1000,
+      isAdmin: async (address) =>
         config.adminEmails.includes(address) ||
         (
           (await database.db.execute(sql`select 1 from admins where email_normalized = ${address}`)) as unknown as {
             rows: unknown[];
           }
         ).rows.length > 0,
-    );
+      // The servers' secret (APP_SECRET, or the data folder's): it opens the development issuer's records.
+      appSecret: config.appSecret ?? loadOrCreateSecret(config.dataDir),
+    });
     try {
       if (command === "export-person") {
         const document = await privacy.exportPerson(email, CLI_ACTOR, null);
