@@ -22,6 +22,7 @@ const receiver: Server = createServer((request, response) => {
   request.on("end", () => response.end("ok"));
 });
 let admin: string;
+let adminId: string;
 let person: { token: string; customer: { id: string } };
 let secondSession: string;
 let key: string;
@@ -36,7 +37,10 @@ const rows = async (statement: ReturnType<typeof sql>) =>
 beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  admin = (await devSignIn(app, { email: ADMIN, name: "Priya Admin" })).token;
+  ({
+    token: admin,
+    customer: { id: adminId },
+  } = await devSignIn(app, { email: ADMIN, name: "Priya Admin" }));
   const endpoint = await asAdmin("/api/admin/webhooks", {
     url: receiverUrl,
     events: ["signup.created", "customer.created", "license.created", "machine.bound", "machine.revoked"],
@@ -156,7 +160,7 @@ describe("privacy requests", () => {
     expect(response.body).not.toMatch(/token_hash|browser_hash|license_key"/);
 
     const [exported] = await rows(sql`select * from audit_events where type = 'person.exported'`);
-    expect(exported).toMatchObject({ actor_type: "admin", actor_email: ADMIN, customer_id: person.customer.id });
+    expect(exported).toMatchObject({ actor_type: "admin", actor_id: adminId, customer_id: person.customer.id });
     expect(JSON.stringify(exported).toLowerCase()).not.toContain(EMAIL.toLowerCase());
   });
 
@@ -218,7 +222,7 @@ describe("privacy requests", () => {
     expect(erasure).toMatchObject({
       id: data.erasure_id,
       actor_type: "admin",
-      actor_email: ADMIN,
+      actor_id: adminId,
       customer_id: null,
       license_id: null,
       reason: "Privacy request #42 by mail",
@@ -270,7 +274,6 @@ describe("a privacy request reaches only the person", () => {
   const ADMIN_ADDRESS = "198.51.100.77";
   const ANN_ADDRESS = "192.0.2.10";
   const people = new Map<string, { token: string; customerId: string; key: string }>();
-  let adminId: string;
 
   /** Records of the development issuer, unsealed, with the account they belong to. */
   async function signInRecords(): Promise<{ key: string; accountId: string | null; email: string | null }[]> {
@@ -301,8 +304,6 @@ describe("a privacy request reaches only the person", () => {
   }
 
   beforeAll(async () => {
-    const [adminRow] = await rows(sql`select id from customers where email = ${ADMIN}`);
-    adminId = String(adminRow!.id);
     for (const email of [ANN, ...OTHERS]) {
       expect((await post("/api/signup", validSignup({ email, name: `Person ${email}` }))).statusCode).toBe(200);
       const signedIn = await devSignIn(app, { email, name: `Person ${email}` });

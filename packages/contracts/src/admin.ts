@@ -331,6 +331,8 @@ export const AdminMeSchema = z.object({
 
 /** Who is an admin: addresses in ADMIN_EMAILS (configuration) and those granted from the console or the CLI. */
 export const AdminEntrySchema = z.object({
+  /** The grant's id, as the audit log names it (target of admin.granted / admin.revoked); null for configured ones. */
+  id: z.string().nullable(),
   email: z.string(),
   source: z.enum(["config", "granted"]),
   /** Who granted it (an admin's email, or "admin-cli"); null for configured admins. */

@@ -30,6 +30,9 @@ import { unsubscribeToken } from "../modules/newsletter/service";
 import { listSignups } from "../modules/signup/queries";
 import { HttpProblem } from "../plugins/errors";
 
+/** The operator at the database (the log names the CLI, not the operator's login: decision 0051). */
+const CLI_ACTOR: Actor = { type: "admin", id: "admin-cli" };
+
 const USAGE = `Usage:
   admin signups export [--format csv|json]
   admin subscribers export [--format csv|json]
@@ -83,7 +86,7 @@ async function changeLicenseStatus(
   const database = await open(config, ["license", action ?? "", key]);
   if (!database) return EXIT_IN_USE;
   try {
-    // Recorded in the audit log like a change from the console (actor: the admin CLI, the operator's $USER).
+    // Recorded in the audit log like a change from the console (actor: the admin CLI).
     const row = await setLicenseStatus(
       database.db,
       normalizeLicenseKey(key),
@@ -92,7 +95,7 @@ async function changeLicenseStatus(
       (tx, license, previous) =>
         recordEvent(tx, {
           type: "license.status_changed",
-          actor: { type: "admin", id: "admin-cli", email: process.env.USER ?? null },
+          actor: CLI_ACTOR,
           target: { type: "license", id: license.id },
           licenseId: license.id,
           customerId: license.customerId,
@@ -162,8 +165,6 @@ async function changeAdmin(verb: string | undefined, email: string | undefined):
     await database.close();
   }
 }
-
-const CLI_ACTOR: Actor = { type: "admin", id: "admin-cli", email: process.env.USER ?? null };
 
 /** Privacy requests (decision 0046): export prints the JSON document; erase prints what it removed. */
 async function privacyRequest(command: string, email: string | undefined, reason: string | undefined): Promise<number> {

@@ -4,9 +4,9 @@
  * customer's email.
  *
  * From the console (decision 0047), an admin grants and revokes the role, with a reason, recorded in the audit log
- * (`admin.granted`, `admin.revoked`: actor, target, reason). Revoking is refused for: an address in ADMIN_EMAILS
- * (configuration is changed where it lives); the admin's own address (nobody locks themselves out with a click:
- * another admin does it); and the last admin. The last check runs in the transaction, with every granted row locked,
+ * (`admin.granted`, `admin.revoked`: actor, target, reason), which names the grant by its id, never the address.
+ * Revoking is refused for: an address in ADMIN_EMAILS (configuration is changed where it lives); the admin's own
+ * address (nobody locks themselves out with a click: another admin does it); and the last admin. The last check runs in the transaction, with every granted row locked,
  * and re-checks that the actor is still an admin, so two admins revoking each other at once cannot leave none.
  */
 import { ADMIN_ERRORS, type AdminEntry } from "@flotilla/contracts/admin";
@@ -48,6 +48,7 @@ export class AdminRoles {
     const rows = await this.db.select().from(admins).orderBy(asc(admins.grantedAt), asc(admins.emailNormalized));
     return [
       ...[...this.configured].map((email) => ({
+        id: null,
         email,
         source: "config" as const,
         granted_by: null,
@@ -56,6 +57,7 @@ export class AdminRoles {
       ...rows
         .filter((row) => !this.configured.has(row.emailNormalized))
         .map((row) => ({
+          id: row.id,
           email: row.email,
           source: "granted" as const,
           granted_by: row.grantedBy,
@@ -104,8 +106,9 @@ async function removeAdminRow(tx: Tx, row: typeof admins.$inferSelect, actor: Ac
   await recordEvent(tx, {
     type: "admin.revoked",
     actor,
-    target: { type: "admin", id: row.emailNormalized },
-    before: { email: row.email, granted_by: row.grantedBy },
+    // The grant's id: the log never holds the address (its webhook does; decision 0051).
+    target: { type: "admin", id: row.id },
+    before: { email: row.email, granted_by: row.grantedBy, granted_at: row.grantedAt.toISOString() },
     after: null,
     reason: context.reason ?? null,
     address: context.address ?? null,
@@ -128,11 +131,12 @@ export async function grantAdmin(
       })
       .onConflictDoNothing()
       .returning();
-    if (inserted.length === 0) return false;
+    const [grant] = inserted;
+    if (!grant) return false;
     await recordEvent(tx, {
       type: "admin.granted",
       actor,
-      target: { type: "admin", id: normalizeEmail(email) },
+      target: { type: "admin", id: grant.id },
       before: null,
       after: { email: email.trim() },
       reason: context.reason ?? null,
