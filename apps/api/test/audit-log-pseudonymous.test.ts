@@ -40,6 +40,7 @@ describe("the audit log names admins and grants by id", () => {
   it("a grant and its revocation: target, before/after and actor hold ids, no address; the console still says who", async () => {
     const granted = await asAdmin("POST", "/api/admin/admins", { email: "Pat.Granted@Example.com", reason: "on call" });
     expect(granted.statusCode, granted.body).toBe(200);
+    const pat = await devSignIn(app, { email: "pat.granted@example.com", name: "Pat Granted" });
     const revoked = await asAdmin("POST", "/api/admin/admins/revoke", {
       email: "pat.granted@example.com",
       reason: "left the team",
@@ -55,8 +56,10 @@ describe("the audit log names admins and grants by id", () => {
       expect(row.actor_email ?? null).toBeNull();
       expect(String(row.target_id)).toMatch(UUID);
     }
-    // The grant and its revocation name the same grant.
+    // The grant and its revocation name the same grant, and the grantee by their account's id once they have one.
     expect(stored[0]!.target_id).toBe(stored[1]!.target_id);
+    expect(stored[0]!.after).toEqual({ customer_ids: [] });
+    expect(stored[1]!.before).toMatchObject({ customer_ids: [pat.customer.id], granted_at: expect.any(String) });
 
     // The console shows the admin's current address beside the id, found by exact address, not by a piece of it.
     const byAddress = (await asAdmin("GET", `/api/admin/audit?actor=${encodeURIComponent(ADMIN)}`)).json().data;

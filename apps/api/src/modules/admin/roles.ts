@@ -10,10 +10,10 @@
  * and re-checks that the actor is still an admin, so two admins revoking each other at once cannot leave none.
  */
 import { ADMIN_ERRORS, type AdminEntry } from "@flotilla/contracts/admin";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Database } from "../../db/client";
-import { admins } from "../../db/schema";
+import { admins, customers } from "../../db/schema";
 import { normalizeEmail } from "../../lib/privacy";
 import { requireSession } from "../../plugins/auth-guard";
 import { HttpProblem } from "../../plugins/errors";
@@ -101,14 +101,32 @@ export interface ChangeContext {
 
 type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
+/**
+ * The accounts signed in with the address, by id: who the grant is for, as the log can say it (it never holds the
+ * address; decision 0051). Empty for an address that has not signed in yet.
+ */
+async function accountsOf(tx: Tx, normalized: string): Promise<string[]> {
+  const rows = await tx
+    .select({ id: customers.id })
+    .from(customers)
+    .where(sql`lower(${customers.email}) = ${normalized}`)
+    .orderBy(asc(customers.createdAt));
+  return rows.map((row) => row.id);
+}
+
 async function removeAdminRow(tx: Tx, row: typeof admins.$inferSelect, actor: Actor, context: ChangeContext) {
   await tx.delete(admins).where(eq(admins.emailNormalized, row.emailNormalized));
   await recordEvent(tx, {
     type: "admin.revoked",
     actor,
-    // The grant's id: the log never holds the address (its webhook does; decision 0051).
+    // The grant's id and the grantee's accounts: the log keeps no address (decision 0051).
     target: { type: "admin", id: row.id },
-    before: { email: row.email, granted_by: row.grantedBy, granted_at: row.grantedAt.toISOString() },
+    before: {
+      email: row.email,
+      customer_ids: await accountsOf(tx, row.emailNormalized),
+      granted_by: row.grantedBy,
+      granted_at: row.grantedAt.toISOString(),
+    },
     after: null,
     reason: context.reason ?? null,
     address: context.address ?? null,
@@ -138,7 +156,7 @@ export async function grantAdmin(
       actor,
       target: { type: "admin", id: grant.id },
       before: null,
-      after: { email: email.trim() },
+      after: { email: email.trim(), customer_ids: await accountsOf(tx, grant.emailNormalized) },
       reason: context.reason ?? null,
       address: context.address ?? null,
     });
