@@ -7,6 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERASED_GRANTER } from "../src/modules/admin/privacy";
 import { validSignup } from "./fixtures";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { allowOfflineFiles, bearer, licensedCustomer } from "./helpers/licensed-customer";
@@ -76,6 +77,15 @@ beforeAll(async () => {
   });
   expect(usage.statusCode, usage.body).toBe(200);
   await app.licensing.recorder.flush();
+  // Once an admin, she granted the role to a colleague; then her own role was revoked (an admin is not erased).
+  expect((await asAdmin("/api/admin/admins", { email: EMAIL, reason: "on call" })).statusCode).toBe(200);
+  const granted = await post(
+    "/api/admin/admins",
+    { email: "colleague@example.com", reason: "on call" },
+    bearer(person.token),
+  );
+  expect(granted.statusCode, granted.body).toBe(200);
+  expect((await asAdmin("/api/admin/admins/revoke", { email: EMAIL, reason: "left" })).statusCode).toBe(200);
   // Delivered: mails land in dev_mail, webhooks in the delivery log. Then one more change leaves a pending message.
   await app.outbox.runOnce();
   expect((await post("/api/license/validate", { license_key: key, machine_id: "erin-tablet" })).statusCode).toBe(200);
@@ -229,6 +239,10 @@ describe("privacy requests", () => {
     });
     expect(JSON.stringify(erasure)).not.toContain(person.customer.id);
     expect(await rows(sql`select 1 from audit_events where customer_id = ${person.customer.id}`)).not.toEqual([]);
+    // The grant she made stands, no longer naming her.
+    expect(await rows(sql`select granted_by from admins where email_normalized = 'colleague@example.com'`)).toEqual([
+      { granted_by: ERASED_GRANTER },
+    ]);
     // The bystander keeps everything.
     const by = await post("/api/license/validate", { license_key: bystander.key, machine_id: "by-1" });
     expect(by.statusCode).toBe(200);

@@ -147,6 +147,9 @@ function auditWhere(person: Person): SQL {
   return sql.join(parts, sql` or `);
 }
 
+/** Who granted an admin role, once the person who did has been erased. */
+export const ERASED_GRANTER = "an erased account";
+
 /** An address as stored somewhere, normalised in SQL the way normalizeEmail does it. */
 const sameAddress = (column: SQL, person: Person) => sql`lower(btrim(${column})) = ${person.email}`;
 
@@ -425,6 +428,11 @@ export class PrivacyRequests {
       const subscriptions = await deleted(
         tx,
         sql`delete from newsletter_subscribers where email_normalized = ${person.email}`,
+      );
+      // Grants they made still stand, and named them as the granter (the admin list shows it).
+      await deleted(
+        tx,
+        sql`update admins set granted_by = ${ERASED_GRANTER} where ${sameAddress(sql`granted_by`, person)}`,
       );
       const auditEventsKept = eventIds.length;
       const erased = {
