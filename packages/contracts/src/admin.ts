@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from "./events";
 import { EXECUTION_END_REASONS } from "./executions";
+import { AUDIT_NETWORK_TEXT } from "./retention";
 import { EMAIL_SHAPE } from "./signup";
 import { TIER_IDS } from "./tiers";
 
@@ -367,8 +368,7 @@ export const PersonRequestSchema = z.strictObject({
 export const ErasePersonSchema = PersonRequestSchema.extend({ reason });
 
 /** What the audit log keeps after an erasure, and why: said in every export and erasure answer. */
-export const AUDIT_LOG_NOTE =
-  "The audit log is append-only: it records every change for security and to show that requests like this one were honoured. It names people by internal ids (customer, signup, subscriber, license, machine) and keeps the network address of each request, never an email address or a name; after an erasure, nothing links those ids to a person.";
+export const AUDIT_LOG_NOTE = `The audit log is append-only: it records every change for security and to show that requests like this one were honoured. It names people, staff included, by internal ids (customer, signup, subscriber, license, machine, admin grant), never by email address or name, and keeps of each change ${AUDIT_NETWORK_TEXT}; after an erasure, nothing links those ids to a person.`;
 
 const row = z.record(z.string(), z.unknown());
 /** One JSON document with everything the service holds about a person; no secrets (token hashes, keys in clear). */
