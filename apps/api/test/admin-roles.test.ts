@@ -36,7 +36,7 @@ async function adminEmails(): Promise<string[]> {
   return ((await as(configured, "GET", "/api/admin/admins")).json().data as { email: string }[]).map((a) => a.email);
 }
 
-/** The audit log names a grant by its id, never the address (decision 0051); none: every event of the type. */
+/** The audit log names a grant by its id, never the address (decision 0053); none: every event of the type. */
 async function auditOf(type: string, grantId?: string) {
   const target = grantId ? `&target_id=${encodeURIComponent(grantId)}` : "";
   const response = await as(configured, "GET", `/api/admin/audit?type=${type}${target}`);

@@ -87,7 +87,7 @@ describe("audit log", () => {
       actorType: "anonymous",
       actorId: null,
       targetType: "signup",
-      // Its network, not the address (decision 0051).
+      // Its network, not the address (decision 0053).
       address: "203.0.113.0/24",
       before: null,
     });

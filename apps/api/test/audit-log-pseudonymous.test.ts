@@ -1,5 +1,5 @@
 /**
- * Security review, decision 0051: the append-only audit log is pseudonymous by construction. It names admins and
+ * Security review, decision 0053: the append-only audit log is pseudonymous by construction. It names admins and
  * admin grants by id (never an address), keeps a request's network (IPv4 /24, IPv6 /48) rather than its address,
  * and recordEvent strips what a careless caller passes. Migration 0012 rewrote the rows written before. On PGlite
  * and PostgreSQL.

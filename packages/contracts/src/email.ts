@@ -5,7 +5,7 @@ export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * The same shape anywhere inside a text: whatever the service would accept as an address. The audit log keeps no
- * text that matches it (decision 0051); migration 0012 uses the same pattern in SQL.
+ * text that matches it (decision 0053); migration 0012 uses the same pattern in SQL.
  */
 export const EMAIL_WITHIN = /[^\s@]+@[^\s@]+\.[^\s@]+/;
 

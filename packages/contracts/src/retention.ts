@@ -47,7 +47,7 @@ export const RETENTION = {
 } as const;
 
 /**
- * What the audit log keeps of a request's network address: its network, not the address (decision 0051). IPv4 keeps
+ * What the audit log keeps of a request's network address: its network, not the address (decision 0053). IPv4 keeps
  * its first 24 bits (203.0.113.0/24: about 256 addresses), IPv6 its first 48 (a site's prefix), for ever.
  */
 export const AUDIT_ADDRESS_PREFIX = { ipv4: 24, ipv6: 48 } as const;

@@ -30,7 +30,7 @@ import { unsubscribeToken } from "../modules/newsletter/service";
 import { listSignups } from "../modules/signup/queries";
 import { HttpProblem } from "../plugins/errors";
 
-/** The operator at the database (the log names the CLI, not the operator's login: decision 0051). */
+/** The operator at the database (the log names the CLI, not the operator's login: decision 0053). */
 const CLI_ACTOR: Actor = { type: "admin", id: "admin-cli" };
 
 const USAGE = `Usage:

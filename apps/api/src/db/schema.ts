@@ -399,7 +399,7 @@ export const oidcStore = pgTable(
  * Every state change, with who made it, from where, and what it looked like before and after. Append-only: a
  * trigger refuses UPDATE, DELETE and TRUNCATE, with no exception (migration 0009, decision 0039). No foreign
  * keys: the record outlives what it describes. `seq` orders the log (keyset pagination). Pseudonymous: ids, never
- * an address or a name; `address` is the request's network (decision 0051, modules/events/pseudonymous.ts).
+ * an address or a name; `address` is the request's network (decision 0053, modules/events/pseudonymous.ts).
  */
 export const auditEvents = pgTable(
   "audit_events",

@@ -1,4 +1,4 @@
--- Security review (decision 0051): the append-only audit log is pseudonymous by construction. It names admins and
+-- Security review (decision 0053): the append-only audit log is pseudonymous by construction. It names admins and
 -- admin grants by id, never by address; it keeps no text shaped like an email address anywhere; and of a request's
 -- network address it keeps the network only (IPv4 /24, IPv6 /48). recordEvent (modules/events/pseudonymous.ts)
 -- writes new rows that way; this migration rewrites the rows written before, with the same rules in SQL.

@@ -103,7 +103,7 @@ type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 /**
  * The accounts signed in with the address, by id: who the grant is for, as the log can say it (it never holds the
- * address; decision 0051). Empty for an address that has not signed in yet.
+ * address; decision 0053). Empty for an address that has not signed in yet.
  */
 async function accountsOf(tx: Tx, normalized: string): Promise<string[]> {
   const rows = await tx
@@ -119,7 +119,7 @@ async function removeAdminRow(tx: Tx, row: typeof admins.$inferSelect, actor: Ac
   await recordEvent(tx, {
     type: "admin.revoked",
     actor,
-    // The grant's id and the grantee's accounts: the log keeps no address (decision 0051).
+    // The grant's id and the grantee's accounts: the log keeps no address (decision 0053).
     target: { type: "admin", id: row.id },
     before: {
       email: row.email,

@@ -535,7 +535,7 @@ export function registerAdminRoutes(
       schema: {
         ...common(
           "The audit log, newest first, filtered by type, actor, target or time",
-          "Pseudonymous (decision 0051): actors, targets and admin grants are ids, never addresses or names; `address` is the request's network (IPv4 /24, IPv6 /48). An admin actor's `email` is their account's address today, while it exists. `actor` matches an actor type or id exactly, or an address exactly (the actions of the account that has it now).",
+          "Pseudonymous (decision 0053): actors, targets and admin grants are ids, never addresses or names; `address` is the request's network (IPv4 /24, IPv6 /48). An admin actor's `email` is their account's address today, while it exists. `actor` matches an actor type or id exactly, or an address exactly (the actions of the account that has it now).",
         ),
         querystring: AuditQuerySchema,
         response: {

@@ -488,7 +488,7 @@ export class AdminService {
   async audit(query: z.output<typeof AuditQuerySchema>) {
     const t = auditEvents;
     const cursor = seqCursor(query.cursor);
-    // The log names actors by id (decision 0051): an address finds the actions of the account that has it now.
+    // The log names actors by id (decision 0053): an address finds the actions of the account that has it now.
     const actorAccounts =
       query.actor && EMAIL_SHAPE.test(query.actor.trim())
         ? (

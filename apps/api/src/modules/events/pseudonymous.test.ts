@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditNetwork, auditText, containsEmail, REDACTED, withoutPersonalData } from "./pseudonymous";
 
-describe("what the audit log keeps (decision 0051)", () => {
+describe("what the audit log keeps (decision 0053)", () => {
   it("finds an address anywhere the service would accept one, and nothing else", () => {
     for (const text of ["ann@ex.co", "Ann <ANN@EX.CO>", "mail from joann@ex.com, today", "x@y.z", "o'brien@ex.ie"]) {
       expect(containsEmail(text), text).toBe(true);

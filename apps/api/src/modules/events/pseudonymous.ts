@@ -1,5 +1,5 @@
 /**
- * What the audit log may keep (decision 0051). The log is append-only (migration 0009): nothing in it can be erased,
+ * What the audit log may keep (decision 0053). The log is append-only (migration 0009): nothing in it can be erased,
  * so it never holds what names a person — no email address anywhere, no name — and of a request's network address
  * only its network. recordEvent applies these to every row, so no caller can get it wrong; migration 0012 applied
  * the same rules, in SQL, to the rows written before.

@@ -14,7 +14,7 @@ import { auditNetwork, auditText, withoutPersonalData } from "./pseudonymous";
 /**
  * Who made the change. A customer actor is someone signed in (their id is required); nobody signed in is
  * "anonymous", which carries no id and no email: whatever address a stranger typed is the target's (decision 0030).
- * The log names every actor by id only (decision 0051): an actor's email serves checks such as "not your own
+ * The log names every actor by id only (decision 0053): an actor's email serves checks such as "not your own
  * role", and is never recorded.
  */
 export type Actor =
@@ -85,7 +85,7 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
     .values({
       type: input.type,
       actorType: input.actor.type,
-      // Everyone by id, admins too: the console shows an admin's current address beside it (decision 0051).
+      // Everyone by id, admins too: the console shows an admin's current address beside it (decision 0053).
       actorId: auditText(input.actor.id ?? null),
       targetType: input.target.type,
       targetId: auditText(input.target.id),

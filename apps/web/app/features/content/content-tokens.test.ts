@@ -38,7 +38,7 @@ describe("content tokens", () => {
     expect(row("Sign-in sessions")).toContain(days(RETENTION.endedSessionMs));
     expect(row("Device activations and releases")).toContain(days(RETENTION.machineEventMs));
     expect(row("Emails we sent you, and webhook messages about you")).toContain(days(RETENTION.finishedOutboxMs));
-    // The audit log keeps a network, not an address, and names nobody (decision 0051).
+    // The audit log keeps a network, not an address, and names nobody (decision 0053).
     const audit = row("Audit log of changes to your account and licenses");
     expect(audit).toContain(`first ${AUDIT_ADDRESS_PREFIX.ipv4} bits of an IPv4 address`);
     expect(audit).toContain(`first ${AUDIT_ADDRESS_PREFIX.ipv6} of an IPv6 one`);
