@@ -345,13 +345,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     admin: new AdminService(database.db, licensing.seats, () => licensing.changeVisibleWithinSeconds()),
     webhooks: new WebhookAdmin(database.db, secret, urlPolicy),
     executions,
-    privacy: new PrivacyRequests(
-      database.db,
-      licensing.seats,
-      () => licensing.changeVisibleWithinSeconds(),
-      (email) => adminRoles.isAdmin(email),
-      () => licensing.recorder.flush(),
-    ),
+    privacy: new PrivacyRequests(database.db, {
+      seats: licensing.seats,
+      visibleWithinSeconds: () => licensing.changeVisibleWithinSeconds(),
+      isAdmin: (email) => adminRoles.isAdmin(email),
+      flushCounters: () => licensing.recorder.flush(),
+      appSecret: secret,
+    }),
     config,
   });
   if (allows(config, "devMailPage")) registerDevMailPage(app, database.db);

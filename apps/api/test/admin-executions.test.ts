@@ -56,10 +56,13 @@ describe("executions in the customer detail, and an admin's forced end", () => {
   let app: FastifyInstance;
   let close: () => Promise<void>;
   let admin: string;
+  let adminId: string;
   let api: ReturnType<typeof client>;
   beforeAll(async () => {
     ({ app, close } = await createTestApp({ backgroundJobs: false, adminEmails: [ADMIN] }));
-    admin = (await devSignIn(app, { email: ADMIN, name: "Exec Support" })).token;
+    const signedIn = await devSignIn(app, { email: ADMIN, name: "Exec Support" });
+    admin = signedIn.token;
+    adminId = signedIn.customer.id;
     api = client(app);
   });
   afterAll(() => close());
@@ -87,9 +90,9 @@ describe("executions in the customer detail, and an admin's forced end", () => {
 
   async function auditRows(id: string) {
     const result = (await app.database.db.execute(sql`
-      select type, actor_type, actor_email, reason, after from audit_events
+      select type, actor_type, actor_id, reason, after from audit_events
       where target_type = 'execution' and target_id = ${id} order by seq`)) as unknown as {
-      rows: { type: string; actor_type: string; actor_email: string; reason: string; after: unknown }[];
+      rows: { type: string; actor_type: string; actor_id: string; reason: string; after: unknown }[];
     };
     return result.rows;
   }
@@ -182,7 +185,7 @@ describe("executions in the customer detail, and an admin's forced end", () => {
       {
         type: "execution.ended",
         actor_type: "admin",
-        actor_email: ADMIN,
+        actor_id: adminId,
         reason: "Stuck since Monday, customer asked",
         after: { status: "stopping", end_reason: "ended_by_admin" },
       },

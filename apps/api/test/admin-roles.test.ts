@@ -36,9 +36,16 @@ async function adminEmails(): Promise<string[]> {
   return ((await as(configured, "GET", "/api/admin/admins")).json().data as { email: string }[]).map((a) => a.email);
 }
 
-async function auditOf(type: string, target: string) {
-  const response = await as(configured, "GET", `/api/admin/audit?type=${type}&target_id=${encodeURIComponent(target)}`);
+/** The audit log names a grant by its id, never the address (decision 0053); none: every event of the type. */
+async function auditOf(type: string, grantId?: string) {
+  const target = grantId ? `&target_id=${encodeURIComponent(grantId)}` : "";
+  const response = await as(configured, "GET", `/api/admin/audit?type=${type}${target}`);
   return response.json().data as { actor: { type: string; email: string | null }; reason: string | null }[];
+}
+
+async function grantIdOf(email: string): Promise<string> {
+  const list = (await as(configured, "GET", "/api/admin/admins")).json().data as { id: string; email: string }[];
+  return list.find((entry) => entry.email.toLowerCase() === email.toLowerCase())!.id;
 }
 
 describe("the admin role from the console", () => {
@@ -55,7 +62,7 @@ describe("the admin role from the console", () => {
       expect((await as(null, method, url, payload)).statusCode, url).toBe(401);
     }
     expect(await adminEmails()).toEqual(before);
-    expect(await auditOf("admin.granted", "mallory@example.com")).toEqual([]);
+    expect(await auditOf("admin.granted")).toEqual([]);
     expect((await as(mallory, "GET", "/api/admin/me")).statusCode).toBe(403);
   });
 
@@ -86,10 +93,17 @@ describe("the admin role from the console", () => {
     expect(granted.json()).toMatchObject({ success: true, changed: true });
     const list = (await as(configured, "GET", "/api/admin/admins")).json().data;
     expect(list).toEqual([
-      { email: CONFIGURED, source: "config", granted_by: null, granted_at: null },
-      { email: "Pat.Granted@Example.com", source: "granted", granted_by: CONFIGURED, granted_at: expect.any(String) },
+      { id: null, email: CONFIGURED, source: "config", granted_by: null, granted_at: null },
+      {
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        email: "Pat.Granted@Example.com",
+        source: "granted",
+        granted_by: CONFIGURED,
+        granted_at: expect.any(String),
+      },
     ]);
-    const [event] = await auditOf("admin.granted", "pat.granted@example.com");
+    const patGrant = await grantIdOf("pat.granted@example.com");
+    const [event] = await auditOf("admin.granted", patGrant);
     expect(event).toMatchObject({ actor: { type: "admin", email: CONFIGURED }, reason: "joins support" });
 
     const pat = (await devSignIn(app, { email: "pat.granted@example.com", name: "Pat" })).token;
@@ -103,11 +117,12 @@ describe("the admin role from the console", () => {
     expect(again.json()).toMatchObject({ changed: false });
     const configuredAgain = await as(pat, "POST", "/api/admin/admins", { email: CONFIGURED, reason: "x y z" });
     expect(configuredAgain.json()).toMatchObject({ changed: false });
-    expect(await auditOf("admin.granted", "pat.granted@example.com")).toHaveLength(1);
+    expect(await auditOf("admin.granted", patGrant)).toHaveLength(1);
   });
 
   it("revokes a granted admin (audit row admin.revoked); refuses configured, own and unknown addresses", async () => {
     await as(configured, "POST", "/api/admin/admins", { email: "quinn@example.com", reason: "on call" });
+    const quinnGrant = await grantIdOf("quinn@example.com");
     const quinn = (await devSignIn(app, { email: "quinn@example.com", name: "Quinn" })).token;
 
     const self = await as(quinn, "POST", "/api/admin/admins/revoke", { email: "QUINN@example.com", reason: "leaving" });
@@ -127,7 +142,7 @@ describe("the admin role from the console", () => {
     expect(revoked.statusCode).toBe(200);
     expect(revoked.json()).toMatchObject({ success: true, changed: true });
     expect(await adminEmails()).not.toContain("quinn@example.com");
-    const [event] = await auditOf("admin.revoked", "quinn@example.com");
+    const [event] = await auditOf("admin.revoked", quinnGrant);
     expect(event).toMatchObject({ actor: { type: "admin", email: CONFIGURED }, reason: "left the team" });
     // The admin API refuses the revoked admin's session at once.
     expect((await as(quinn, "GET", "/api/admin/me")).statusCode).toBe(403);

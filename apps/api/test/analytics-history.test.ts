@@ -2,23 +2,13 @@
  * Follow-through: the owner's 30-day analytics are the license's, whatever key it has now. A key rotation used to
  * wipe them (the counters were keyed by the key text); refused devices used to appear nowhere.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { SEAT_RULES } from "@flotilla/contracts/seats";
 import { sql } from "drizzle-orm";
-import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
-import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import type { FastifyInstance } from "fastify";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
-import { createTestApp, createTestDatabase } from "./helpers/test-app";
+import { withDatabaseBefore } from "./helpers/migrations";
+import { createTestApp } from "./helpers/test-app";
 
 let app: FastifyInstance;
 let close: () => Promise<void>;
@@ -142,50 +132,9 @@ describe("refused devices appear in the license's analytics", () => {
 
 // ── Migration 0010: existing counters move from key text to the license ─────────────────────────────────────────
 
-const MIGRATIONS = fileURLToPath(new URL("../src/db/migrations/", import.meta.url));
-
-/** A copy of the migrations folder that stops before `idx` (what a database deployed before it has run). */
-function migrationsBefore(idx: number): string {
-  const dir = mkdtempSync(join(tmpdir(), "flotilla-migrations-"));
-  cpSync(MIGRATIONS, dir, { recursive: true });
-  const journalPath = join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((entry) => entry.idx < idx);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
-
-type Run = (statement: ReturnType<typeof sql>) => Promise<Record<string, unknown>[]>;
-
-async function withDatabaseBefore0010(test: (run: Run, migrateAll: () => Promise<void>) => Promise<void>) {
-  const before = migrationsBefore(10);
-  const database = await createTestDatabase();
-  try {
-    if (database.options.kind === "pglite") {
-      const client = new PGlite({ extensions: { pg_trgm } });
-      const db = drizzlePglite(client);
-      await migratePglite(db, { migrationsFolder: before });
-      const run: Run = async (statement) => ((await db.execute(statement)) as { rows: Record<string, unknown>[] }).rows;
-      await test(run, () => migratePglite(db, { migrationsFolder: MIGRATIONS }));
-      await client.close();
-    } else {
-      const client = new pg.Client({ connectionString: database.options.url });
-      await client.connect();
-      const db = drizzleNodePg(client);
-      await migrateNodePg(db, { migrationsFolder: before });
-      const run: Run = async (statement) => (await db.execute(statement)).rows as Record<string, unknown>[];
-      await test(run, () => migrateNodePg(db, { migrationsFolder: MIGRATIONS }));
-      await client.end();
-    }
-  } finally {
-    rmSync(before, { recursive: true, force: true });
-    await database.drop();
-  }
-}
-
 describe("migration 0010 keys the counters by license", () => {
   it("backfills from the current key and rotated keys, merges them, keeps unknown keys' counters, drops orphans", async () => {
-    await withDatabaseBefore0010(async (run, migrateAll) => {
+    await withDatabaseBefore(10, async (run, migrateAll) => {
       const [customer] = await run(
         sql`insert into customers (issuer, subject, email, name) values ('test', 'migrate', 'migrate@example.com', 'Migrate') returning id`,
       );

@@ -8,7 +8,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +20,7 @@ import { loadConfig } from "../src/config";
 import { retentionJob } from "../src/jobs/retention";
 import { validSignup } from "./fixtures";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
+import { migrationsBefore } from "./helpers/migrations";
 import { plantedSession } from "./helpers/planted-session";
 import { testConfig } from "./helpers/test-app";
 
@@ -196,6 +200,49 @@ describe("the service as a role that may only INSERT and SELECT on the audit log
       new RegExp(`DATABASE_URL logs in as "${roles.owner}", which may change or drop the audit log`),
     );
   });
+});
+
+describe("migration 0012 on a deployed database: the owner (no superuser) rewrites the log once", () => {
+  it("rewrites rows written before, turns the trigger back on, and the service role still cannot change the log", async () => {
+    const deployed = `${database}_0012`;
+    await asAdminDb(`CREATE DATABASE ${deployed}`);
+    runInitSql(deployed);
+    const owner = new pg.Client({ connectionString: urlAs("owner", deployed) });
+    await owner.connect();
+    const before = migrationsBefore(12);
+    try {
+      await migrateNodePg(drizzle(owner), { migrationsFolder: before });
+      await owner.query(`INSERT INTO audit_events (type, actor_type, actor_id, actor_email, target_type, target_id, after,
+        address) VALUES ('admin.granted', 'admin', 'admin-cli', 'boss@example.com', 'admin', 'pat@example.com',
+        '{"email":"pat@example.com"}', '203.0.113.9')`);
+      const { database: options } = loadConfig({
+        DATABASE_URL: urlAs("service", deployed),
+        DATABASE_MIGRATION_URL: urlAs("owner", deployed),
+      });
+      const started = await buildApp(testConfig({ database: options, backgroundJobs: false }));
+      await started.close();
+      const [row] = (await owner.query("SELECT * FROM audit_events")).rows;
+      expect(row).toMatchObject({ target_type: "admin", after: {}, address: "203.0.113.0/24" });
+      expect(JSON.stringify(row)).not.toContain("@example.com");
+      const trigger = await owner.query("SELECT tgenabled FROM pg_trigger WHERE tgname = 'audit_events_no_change'");
+      expect(trigger.rows).toEqual([{ tgenabled: "O" }]);
+      await expect(owner.query("UPDATE audit_events SET reason = 'x'")).rejects.toThrow(/append-only/);
+      const client = new pg.Client({ connectionString: urlAs("service", deployed) });
+      await client.connect();
+      try {
+        await expect(client.query("UPDATE audit_events SET reason = 'x'")).rejects.toThrow(/permission denied/);
+        await expect(client.query("ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_change")).rejects.toThrow(
+          /must be owner/,
+        );
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await owner.end();
+      rmSync(before, { recursive: true, force: true });
+      await asAdminDb(`DROP DATABASE IF EXISTS ${deployed} WITH (FORCE)`);
+    }
+  }, 60_000);
 });
 
 describe("a database made by an earlier deploy/ (everything owned by the superuser)", () => {

@@ -7,10 +7,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERASED_GRANTER } from "../src/modules/admin/privacy";
 import { validSignup } from "./fixtures";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { allowOfflineFiles, bearer, licensedCustomer } from "./helpers/licensed-customer";
-import { createTestApp } from "./helpers/test-app";
+import { createTestApp, TEST_APP_SECRET } from "./helpers/test-app";
 
 const ADMIN = "priya.admin@example.com";
 const EMAIL = "Erin.Erasable@Example.com";
@@ -22,6 +23,7 @@ const receiver: Server = createServer((request, response) => {
   request.on("end", () => response.end("ok"));
 });
 let admin: string;
+let adminId: string;
 let person: { token: string; customer: { id: string } };
 let secondSession: string;
 let key: string;
@@ -36,7 +38,10 @@ const rows = async (statement: ReturnType<typeof sql>) =>
 beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  admin = (await devSignIn(app, { email: ADMIN, name: "Priya Admin" })).token;
+  ({
+    token: admin,
+    customer: { id: adminId },
+  } = await devSignIn(app, { email: ADMIN, name: "Priya Admin" }));
   const endpoint = await asAdmin("/api/admin/webhooks", {
     url: receiverUrl,
     events: ["signup.created", "customer.created", "license.created", "machine.bound", "machine.revoked"],
@@ -72,6 +77,15 @@ beforeAll(async () => {
   });
   expect(usage.statusCode, usage.body).toBe(200);
   await app.licensing.recorder.flush();
+  // Once an admin, she granted the role to a colleague; then her own role was revoked (an admin is not erased).
+  expect((await asAdmin("/api/admin/admins", { email: EMAIL, reason: "on call" })).statusCode).toBe(200);
+  const granted = await post(
+    "/api/admin/admins",
+    { email: "colleague@example.com", reason: "on call" },
+    bearer(person.token),
+  );
+  expect(granted.statusCode, granted.body).toBe(200);
+  expect((await asAdmin("/api/admin/admins/revoke", { email: EMAIL, reason: "left" })).statusCode).toBe(200);
   // Delivered: mails land in dev_mail, webhooks in the delivery log. Then one more change leaves a pending message.
   await app.outbox.runOnce();
   expect((await post("/api/license/validate", { license_key: key, machine_id: "erin-tablet" })).statusCode).toBe(200);
@@ -156,7 +170,7 @@ describe("privacy requests", () => {
     expect(response.body).not.toMatch(/token_hash|browser_hash|license_key"/);
 
     const [exported] = await rows(sql`select * from audit_events where type = 'person.exported'`);
-    expect(exported).toMatchObject({ actor_type: "admin", actor_email: ADMIN, customer_id: person.customer.id });
+    expect(exported).toMatchObject({ actor_type: "admin", actor_id: adminId, customer_id: person.customer.id });
     expect(JSON.stringify(exported).toLowerCase()).not.toContain(EMAIL.toLowerCase());
   });
 
@@ -218,13 +232,17 @@ describe("privacy requests", () => {
     expect(erasure).toMatchObject({
       id: data.erasure_id,
       actor_type: "admin",
-      actor_email: ADMIN,
+      actor_id: adminId,
       customer_id: null,
       license_id: null,
       reason: "Privacy request #42 by mail",
     });
     expect(JSON.stringify(erasure)).not.toContain(person.customer.id);
     expect(await rows(sql`select 1 from audit_events where customer_id = ${person.customer.id}`)).not.toEqual([]);
+    // The grant she made stands, no longer naming her.
+    expect(await rows(sql`select granted_by from admins where email_normalized = 'colleague@example.com'`)).toEqual([
+      { granted_by: ERASED_GRANTER },
+    ]);
     // The bystander keeps everything.
     const by = await post("/api/license/validate", { license_key: bystander.key, machine_id: "by-1" });
     expect(by.statusCode).toBe(200);
@@ -256,5 +274,141 @@ describe("privacy requests", () => {
     const after = await post("/api/license/validate", { license_key: racer.key, machine_id: "race-9" });
     expect(after.json().data).toMatchObject({ valid: false, code: "NOT_FOUND" });
     expect(await rows(sql`select 1 from machines where license_id = ${owner!.id}`)).toEqual([]);
+  });
+});
+
+/**
+ * Security review: a person is matched by their ids and exact addresses, never by text search. ann@ex.co's request
+ * must not list or erase the messages and sign-in records of joann@ex.com or ann@ex.co.uk (whose addresses contain
+ * hers), and her export must not carry the network addresses or ids of the admins who acted about her.
+ */
+describe("a privacy request reaches only the person", () => {
+  const ANN = "ann@ex.co";
+  const OTHERS = ["joann@ex.com", "ann@ex.co.uk"];
+  const ADMIN_ADDRESS = "198.51.100.77";
+  const ANN_ADDRESS = "192.0.2.10";
+  const people = new Map<string, { token: string; customerId: string; key: string }>();
+
+  /** Records of the development issuer, unsealed, with the account they belong to. */
+  async function signInRecords(): Promise<{ key: string; accountId: string | null; email: string | null }[]> {
+    const { readDevIssuerRecords } = await import("../src/modules/auth/dev-issuer-store");
+    return (await readDevIssuerRecords(app.database.db, TEST_APP_SECRET)).map((record) => ({
+      key: `${record.model}/${record.id}`,
+      accountId: record.accountId,
+      email: record.email,
+    }));
+  }
+  const list = (values: string[]) =>
+    sql`array[${sql.join(
+      ["", ...values].map((value) => sql`${value}`),
+      sql`, `,
+    )}]::text[]`;
+  const subjectOf = async (email: string) =>
+    String((await rows(sql`select subject from customers where email = ${email}`))[0]!.subject);
+
+  /** The events about someone else, and the messages (outbox) and mail (dev_mail) they caused. */
+  async function othersRecords() {
+    const ids = OTHERS.map((email) => people.get(email)!.customerId);
+    const events = await rows(sql`select id::text as id from audit_events where customer_id::text = any(${list(ids)})
+      or target_id in (select id::text from signups where email = any(${list(OTHERS)}))`);
+    const eventIds = events.map((row) => String(row.id));
+    const outbox = await rows(sql`select id from outbox where event_id::text = any(${list(eventIds)}) order by id`);
+    const mail = await rows(sql`select id from dev_mail where recipient = any(${list(OTHERS)}) order by id`);
+    return { outbox: outbox.map((row) => String(row.id)), mail: mail.map((row) => String(row.id)) };
+  }
+
+  beforeAll(async () => {
+    for (const email of [ANN, ...OTHERS]) {
+      expect((await post("/api/signup", validSignup({ email, name: `Person ${email}` }))).statusCode).toBe(200);
+      const signedIn = await devSignIn(app, { email, name: `Person ${email}` });
+      const created = await app.inject({
+        method: "POST",
+        url: "/api/customer/licenses",
+        payload: { tier: "free" },
+        headers: bearer(signedIn.token),
+        remoteAddress: email === ANN ? ANN_ADDRESS : "192.0.2.99",
+      });
+      expect(created.statusCode, created.body).toBe(200);
+      people.set(email, {
+        token: signedIn.token,
+        customerId: signedIn.customer.id,
+        key: created.json().data.license.license_key,
+      });
+    }
+    // An admin acts about Ann from their own network address.
+    const suspended = await app.inject({
+      method: "POST",
+      url: `/api/admin/licenses/${people.get(ANN)!.key}/actions`,
+      headers: bearer(admin),
+      payload: { action: "suspend", reason: "chargeback review" },
+      remoteAddress: ADMIN_ADDRESS,
+    });
+    expect(suspended.statusCode, suspended.body).toBe(200);
+    // Delivered mail lands in dev_mail; then each has a pending webhook too.
+    await app.outbox.runOnce();
+    for (const email of [ANN, ...OTHERS]) {
+      const bound = await post("/api/license/validate", { license_key: people.get(email)!.key, machine_id: "m-1" });
+      expect(bound.statusCode).toBe(200);
+    }
+    const others = await othersRecords();
+    expect(others.outbox.length).toBeGreaterThan(0);
+    expect(others.mail.length).toBeGreaterThan(0);
+    const records = await signInRecords();
+    for (const email of [ANN, ...OTHERS]) {
+      const subject = await subjectOf(email);
+      expect(
+        records.some((record) => record.accountId === subject),
+        email,
+      ).toBe(true);
+    }
+  });
+
+  it("export lists only the person's messages and audit rows, without the admins' addresses or ids", async () => {
+    const others = await othersRecords();
+    const response = await asAdmin("/api/admin/privacy/export", { email: ANN });
+    expect(response.statusCode, response.body).toBe(200);
+    const document = response.json();
+    const listed = document.messages.map((message: { id: string }) => message.id);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.filter((id: string) => others.outbox.includes(id))).toEqual([]);
+    for (const email of OTHERS) {
+      expect(response.body).not.toContain(people.get(email)!.customerId);
+    }
+    // Her own requests' addresses stay; the admin's address and id do not travel to her.
+    const events = document.audit_events as { type: string; actor_type: string; address: string | null }[];
+    const own = events.filter((event) => event.actor_type === "customer");
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.some((event) => event.address?.startsWith("192.0.2."))).toBe(true);
+    expect(events.some((event) => event.type === "license.status_changed")).toBe(true);
+    expect(response.body).not.toContain("198.51.100.");
+    expect(response.body).not.toContain(adminId);
+    expect(response.body).not.toContain(ADMIN);
+  });
+
+  it("erasure removes the person's messages, mail and sign-in records, and nobody else's", async () => {
+    const others = await othersRecords();
+    const annSubject = await subjectOf(ANN);
+    const otherSubjects = await Promise.all(OTHERS.map(subjectOf));
+    const before = await signInRecords();
+    const othersSignIn = before.filter((record) => otherSubjects.includes(record.accountId ?? "")).map((r) => r.key);
+    expect(othersSignIn.length).toBeGreaterThan(0);
+
+    const response = await asAdmin("/api/admin/privacy/erase", { email: ANN, reason: "Privacy request #44" });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data.erased.sign_in_records).toBeGreaterThan(0);
+
+    // Everyone else's rows are all still there.
+    expect(await othersRecords()).toEqual(others);
+    const after = await signInRecords();
+    expect(after.map((record) => record.key)).toEqual(expect.arrayContaining(othersSignIn));
+    // Hers are gone, sign-in records included.
+    expect(after.filter((record) => record.accountId === annSubject || record.email === ANN)).toEqual([]);
+    expect(await rows(sql`select 1 from dev_mail where lower(recipient) = ${ANN}`)).toEqual([]);
+    expect(await rows(sql`select 1 from outbox where lower(payload->>'to') = ${ANN}`)).toEqual([]);
+    for (const email of OTHERS) {
+      const signedIn = await app.inject({ url: "/api/auth/profile", headers: bearer(people.get(email)!.token) });
+      expect(signedIn.statusCode, email).toBe(200);
+      expect(await rows(sql`select 1 from signups where email = ${email}`)).toHaveLength(1);
+    }
   });
 });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES } from "./events";
 import { StopExecutionAnswerSchema } from "./execution-api";
 import { EXECUTION_END_REASONS } from "./executions";
+import { AUDIT_NETWORK_TEXT } from "./retention";
 import { EMAIL_SHAPE } from "./signup";
 import { TIER_IDS } from "./tiers";
 
@@ -330,6 +331,8 @@ export const AdminMeSchema = z.object({
 
 /** Who is an admin: addresses in ADMIN_EMAILS (configuration) and those granted from the console or the CLI. */
 export const AdminEntrySchema = z.object({
+  /** The grant's id, as the audit log names it (target of admin.granted / admin.revoked); null for configured ones. */
+  id: z.string().nullable(),
   email: z.string(),
   source: z.enum(["config", "granted"]),
   /** Who granted it (an admin's email, or "admin-cli"); null for configured admins. */
@@ -364,8 +367,7 @@ export const PersonRequestSchema = z.strictObject({
 export const ErasePersonSchema = PersonRequestSchema.extend({ reason });
 
 /** What the audit log keeps after an erasure, and why: said in every export and erasure answer. */
-export const AUDIT_LOG_NOTE =
-  "The audit log is append-only: it records every change for security and to show that requests like this one were honoured. It names people by internal ids (customer, signup, subscriber, license, machine) and keeps the network address of each request, never an email address or a name; after an erasure, nothing links those ids to a person.";
+export const AUDIT_LOG_NOTE = `The audit log is append-only: it records every change for security and to show that requests like this one were honoured. It names people, staff included, by internal ids (customer, signup, subscriber, license, machine, admin grant), never by email address or name, and keeps of each change ${AUDIT_NETWORK_TEXT}; after an erasure, nothing links those ids to a person.`;
 
 const row = z.record(z.string(), z.unknown());
 /** One JSON document with everything the service holds about a person; no secrets (token hashes, keys in clear). */

@@ -3,6 +3,12 @@
 /** The spec's "simple {email} shape": something@something.something, no spaces. */
 export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * The same shape anywhere inside a text: whatever the service would accept as an address. The audit log keeps no
+ * text that matches it (decision 0053); migration 0012 uses the same pattern in SQL.
+ */
+export const EMAIL_WITHIN = /[^\s@]+@[^\s@]+\.[^\s@]+/;
+
 /** Spec section 5, verbatim. */
 export const EMAIL_MESSAGES = {
   emailRequired: "Email is required",

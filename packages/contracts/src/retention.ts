@@ -46,6 +46,15 @@ export const RETENTION = {
   devMailMs: RETENTION_DAYS.devMail * DAY_MS,
 } as const;
 
+/**
+ * What the audit log keeps of a request's network address: its network, not the address (decision 0053). IPv4 keeps
+ * its first 24 bits (203.0.113.0/24: about 256 addresses), IPv6 its first 48 (a site's prefix), for ever.
+ */
+export const AUDIT_ADDRESS_PREFIX = { ipv4: 24, ipv6: 48 } as const;
+
+/** What the audit log keeps of where a change came from, in words people read (the policy, AUDIT_LOG_NOTE). */
+export const AUDIT_NETWORK_TEXT = `the network it came from (the first ${AUDIT_ADDRESS_PREFIX.ipv4} bits of an IPv4 address, the first ${AUDIT_ADDRESS_PREFIX.ipv6} of an IPv6 one), never the full address`;
+
 const days = (n: number) => `${n} days`;
 
 /**
@@ -73,7 +82,7 @@ export const RETENTION_POLICY_ROWS: readonly (readonly [data: string, keptFor: s
   ["Emails we sent you, and webhook messages about you", `${days(RETENTION_DAYS.deliveredMessages)} after delivery`],
   [
     "Audit log of changes to your account and licenses",
-    "Kept, to keep the Service secure and meet legal obligations; it names you by an internal number and the network address of the request, never by your email address or name",
+    `Kept, to keep the Service secure and meet legal obligations. It names you, and our staff, by internal numbers, never by email address or name, and keeps of each change ${AUDIT_NETWORK_TEXT}`,
   ],
   ["Support emails", "Up to 24 months after the conversation ends"],
 ];

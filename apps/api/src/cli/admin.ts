@@ -31,6 +31,9 @@ import { unsubscribeToken } from "../modules/newsletter/service";
 import { listSignups } from "../modules/signup/queries";
 import { HttpProblem } from "../plugins/errors";
 
+/** The operator at the database (the log names the CLI, not the operator's login: decision 0053). */
+const CLI_ACTOR: Actor = { type: "admin", id: "admin-cli" };
+
 const USAGE = `Usage:
   admin signups export [--format csv|json]
   admin subscribers export [--format csv|json]
@@ -84,7 +87,7 @@ async function changeLicenseStatus(
   const database = await open(config, ["license", action ?? "", key]);
   if (!database) return EXIT_IN_USE;
   try {
-    // Recorded in the audit log like a change from the console (actor: the admin CLI, the operator's $USER).
+    // Recorded in the audit log like a change from the console (actor: the admin CLI).
     // Under the seat lock like a server's change; announced below, once, with what the CLI can reach.
     const seats = new Seats(database.db, async () => {});
     const row = await seats.changeByKey(normalizeLicenseKey(key), async (locked) => {
@@ -92,7 +95,7 @@ async function changeLicenseStatus(
       const license = await setLicenseStatus(locked, status);
       await recordEvent(locked.tx, {
         type: "license.status_changed",
-        actor: { type: "admin", id: "admin-cli", email: process.env.USER ?? null },
+        actor: CLI_ACTOR,
         target: { type: "license", id: license.id },
         licenseId: license.id,
         customerId: license.customerId,
@@ -164,8 +167,6 @@ async function changeAdmin(verb: string | undefined, email: string | undefined):
   }
 }
 
-const CLI_ACTOR: Actor = { type: "admin", id: "admin-cli", email: process.env.USER ?? null };
-
 /** Privacy requests (decision 0046): export prints the JSON document; erase prints what it removed. */
 async function privacyRequest(command: string, email: string | undefined, reason: string | undefined): Promise<number> {
   if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim()) || (command === "erase-person" && !reason)) {
@@ -176,21 +177,22 @@ async function privacyRequest(command: string, email: string | undefined, reason
   const database = await openDatabase(config.database);
   try {
     let announcedEverywhere = true;
-    const privacy = new PrivacyRequests(
-      database.db,
-      new Seats(database.db, async (licenseKey) => {
+    const privacy = new PrivacyRequests(database.db, {
+      seats: new Seats(database.db, async (licenseKey) => {
         // PostgreSQL NOTIFY and a Redis message, like a change made by a server (decision 0037).
         if (!(await announceLicenseChange(database, config.redisUrl, licenseKey))) announcedEverywhere = false;
       }),
-      () => LICENSE_CACHE_LOCAL_TTL_MS / 1000,
-      async (address) =>
+      visibleWithinSeconds: () => LICENSE_CACHE_LOCAL_TTL_MS / 1000,
+      isAdmin: async (address) =>
         config.adminEmails.includes(address) ||
         (
           (await database.db.execute(sql`select 1 from admins where email_normalized = ${address}`)) as unknown as {
             rows: unknown[];
           }
         ).rows.length > 0,
-    );
+      // The servers' secret (APP_SECRET, or the data folder's): it opens the development issuer's records.
+      appSecret: config.appSecret ?? loadOrCreateSecret(config.dataDir),
+    });
     try {
       if (command === "export-person") {
         const document = await privacy.exportPerson(email, CLI_ACTOR, null);

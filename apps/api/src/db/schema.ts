@@ -406,7 +406,8 @@ export const oidcStore = pgTable(
 /**
  * Every state change, with who made it, from where, and what it looked like before and after. Append-only: a
  * trigger refuses UPDATE, DELETE and TRUNCATE, with no exception (migration 0009, decision 0039). No foreign
- * keys: the record outlives what it describes. `seq` orders the log (keyset pagination).
+ * keys: the record outlives what it describes. `seq` orders the log (keyset pagination). Pseudonymous: ids, never
+ * an address or a name; `address` is the request's network (decision 0053, modules/events/pseudonymous.ts).
  */
 export const auditEvents = pgTable(
   "audit_events",
@@ -415,8 +416,8 @@ export const auditEvents = pgTable(
     seq: bigserial("seq", { mode: "number" }).notNull(),
     type: text("type").notNull(),
     actorType: text("actor_type").notNull(),
+    /** A customer's or admin's customer id, or the service part ("license-api", "admin-cli"); never an address. */
     actorId: text("actor_id"),
-    actorEmail: text("actor_email"),
     targetType: text("target_type").notNull(),
     targetId: text("target_id").notNull(),
     /** The customer the event concerns (their activity page lists it). */
@@ -523,13 +524,19 @@ export const devMail = pgTable(
   (table) => [index("dev_mail_created_at_idx").on(table.createdAt)],
 );
 
-/** Admins granted with the CLI (besides ADMIN_EMAILS in the configuration). */
-export const admins = pgTable("admins", {
-  emailNormalized: text("email_normalized").primaryKey(),
-  email: text("email").notNull(),
-  grantedBy: text("granted_by").notNull(),
-  grantedAt: timestamp("granted_at", { withTimezone: true }).notNull().defaultNow(),
-});
+/** Admins granted from the console or the CLI (besides ADMIN_EMAILS in the configuration). */
+export const admins = pgTable(
+  "admins",
+  {
+    emailNormalized: text("email_normalized").primaryKey(),
+    /** The grant, as the audit log names it (admin.granted, admin.revoked): never the address (migration 0012). */
+    id: uuid("id").notNull().default(sql`gen_random_uuid()`),
+    email: text("email").notNull(),
+    grantedBy: text("granted_by").notNull(),
+    grantedAt: timestamp("granted_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex("admins_id_key").on(table.id)],
+);
 
 /** The service's instances and when each last said it is alive (db/instances.ts, migration 0014). */
 export const serviceInstances = pgTable("service_instances", {

@@ -1039,7 +1039,7 @@ export interface paths {
         put?: never;
         /**
          * Export a person: everything the service holds about an email address, as one JSON document
-         * @description Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.
+         * @description Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them (matched by their ids and exact address, never by text search). An audit event shows its actor's id and network only where the person acted themselves. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.
          */
         post: operations["adminExportPerson"];
         delete?: never;
@@ -1075,7 +1075,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first, filtered by type, actor, target or time */
+        /**
+         * The audit log, newest first, filtered by type, actor, target or time
+         * @description Pseudonymous (decision 0053): actors, targets and admin grants are ids, never addresses or names; `address` is the request's network (IPv4 /24, IPv6 /48). An admin actor's `email` is their account's address today, while it exists. `actor` matches an actor type or id exactly, or an address exactly (the actions of the account that has it now).
+         */
         get: operations["adminListAuditEvents"];
         put?: never;
         post?: never;
@@ -5462,6 +5465,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            id: string | null;
                             email: string;
                             /** @enum {string} */
                             source: "config" | "granted";

@@ -1,6 +1,7 @@
 /**
  * Privacy requests (decision 0046): everything the service holds about a person, found by their email address, as
- * one JSON document (export), or deleted in one transaction (erasure).
+ * one JSON document (export), or deleted in one transaction (erasure). A person is matched by their ids and their
+ * exact (normalised) address in named fields, never by searching text: ann@ex.co is not inside joann@ex.com.
  *
  * A person is their signups, their newsletter subscription and every customer account signed in with the address;
  * through the accounts, their licenses (machines, removals, revoked license files, refusals, machine events, usage,
@@ -16,6 +17,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { normalizeEmail } from "../../lib/privacy";
 import { HttpProblem } from "../../plugins/errors";
+import { devSubject, readDevIssuerRecords } from "../auth/dev-issuer-store";
 import { type Actor, recordEvent } from "../events/record";
 import { lockLicense, type Seats } from "../licenses/seats/seat-lock";
 
@@ -59,10 +61,8 @@ export function licenseKeyHint(key: string): string {
   return `…${key.slice(-5)}`;
 }
 
-/** A LIKE pattern matching the text anywhere, with %, _ and \ taken literally. */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 interface Person {
+  /** Trimmed and lower-cased: compared exactly, never searched for inside other text. */
   email: string;
   signupIds: string[];
   subscriberIds: string[];
@@ -118,6 +118,23 @@ async function findPerson(db: Database, email: string): Promise<Person | null> {
   };
 }
 
+/** Actors that are parts of the service, named by what they are ("license-api"), never a person. */
+const SERVICE_ACTORS = new Set(["service", "system"]);
+
+/**
+ * An audit row about the person as their export shows it: the actor's id and the request's network address only
+ * when the person made the change themselves (signed in). An admin's, or a stranger's who typed their address
+ * while signed out, are someone else's data.
+ */
+function ownActorOnly(row: Row, person: Person): Row {
+  const own = row.actor_type === "customer" && person.customers.some((c) => c.id === row.actor_id);
+  return {
+    ...row,
+    actor_id: own || SERVICE_ACTORS.has(String(row.actor_type)) ? row.actor_id : null,
+    address: own ? row.address : null,
+  };
+}
+
 /** The audit rows about a person: filed under their accounts or licenses, or targeting any of their records. */
 function auditWhere(person: Person): SQL {
   const customerIds = person.customers.map((c) => c.id);
@@ -130,23 +147,26 @@ function auditWhere(person: Person): SQL {
   return sql.join(parts, sql` or `);
 }
 
-/** Outbox rows about a person: the messages of their audit events, and any carrying their address. */
+/** Who granted an admin role, once the person who did has been erased. */
+export const ERASED_GRANTER = "an erased account";
+
+/** An address as stored somewhere, normalised in SQL the way normalizeEmail does it. */
+const sameAddress = (column: SQL, person: Person) => sql`lower(btrim(${column})) = ${person.email}`;
+
+/**
+ * Outbox rows about a person: the messages of their audit events, mail addressed to them, and webhooks whose event
+ * carries their address (e.g. admin.granted). Exact fields only: "ann@ex.co" is not inside "joann@ex.com"'s message.
+ */
 function outboxWhere(person: Person): SQL {
   return sql`(event_id in (select id from audit_events where ${auditWhere(person)})
-    or payload::text ilike ${containing(person.email)})`;
+    or (channel = 'email' and ${sameAddress(sql`payload->>'to'`, person)})
+    or ${sameAddress(sql`payload->'data'->'after'->>'email'`, person)}
+    or ${sameAddress(sql`payload->'data'->'before'->>'email'`, person)})`;
 }
 
 function devMailWhere(person: Person): SQL {
-  return sql`(lower(recipient) = ${person.email}
-    or event_id in (select id from audit_events where ${auditWhere(person)})
-    or text ilike ${containing(person.email)} or html ilike ${containing(person.email)})`;
-}
-
-/** The development issuer's records of the person: their account (keyed by subject), sessions and grants. */
-function signInRecordsWhere(person: Person): SQL {
-  const subjects = person.customers.map((c) => c.subject);
-  return sql`(payload::text ilike ${containing(person.email)}
-    ${subjects.length > 0 ? sql`or id = any(${texts(subjects)}) or payload->>'accountId' = any(${texts(subjects)})` : sql``})`;
+  return sql`(${sameAddress(sql`recipient`, person)}
+    or event_id in (select id from audit_events where ${auditWhere(person)}))`;
 }
 
 async function count(db: Database, statement: SQL): Promise<number> {
@@ -159,17 +179,54 @@ async function deleted(db: Database, statement: SQL): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+export interface PrivacyDependencies {
+  /** The seat lock, and its notices to every instance (an erased license must stop validating everywhere). */
+  seats: Seats;
+  visibleWithinSeconds: () => number;
+  /** Whether the address has the admin role (configuration or the admins table). */
+  isAdmin: (email: string) => Promise<boolean>;
+  /** Writes this instance's pending attempt counters and last-seen times (so none lands after the erasure). */
+  flushCounters?: () => Promise<void>;
+  /** APP_SECRET: the development issuer's records are sealed with it, so only it tells whose they are. */
+  appSecret: string;
+}
+
 export class PrivacyRequests {
+  private readonly seats: Seats;
+  private readonly visibleWithinSeconds: PrivacyDependencies["visibleWithinSeconds"];
+  private readonly isAdmin: PrivacyDependencies["isAdmin"];
+  private readonly flushCounters: NonNullable<PrivacyDependencies["flushCounters"]>;
+  private readonly appSecret: string;
+
   constructor(
     private readonly db: Database,
-    /** The seat lock, and its notices to every instance (an erased license must stop validating everywhere). */
-    private readonly seats: Seats,
-    private readonly visibleWithinSeconds: () => number,
-    /** Whether the address has the admin role (configuration or the admins table). */
-    private readonly isAdmin: (email: string) => Promise<boolean>,
-    /** Writes this instance's pending attempt counters and last-seen times (so none lands after the erasure). */
-    private readonly flushCounters: () => Promise<void> = async () => {},
-  ) {}
+    dependencies: PrivacyDependencies,
+  ) {
+    this.seats = dependencies.seats;
+    this.visibleWithinSeconds = dependencies.visibleWithinSeconds;
+    this.isAdmin = dependencies.isAdmin;
+    this.flushCounters = dependencies.flushCounters ?? (async () => {});
+    this.appSecret = dependencies.appSecret;
+  }
+
+  /**
+   * Deletes the development issuer's records of the person: those naming one of their accounts (a customer's
+   * subject, or the subject the issuer derives from the address) or their address, compared exactly once opened.
+   */
+  private async deleteSignInRecords(tx: Database, person: Person): Promise<number> {
+    const accounts = new Set([devSubject(person.email), ...person.customers.map((c) => c.subject)]);
+    const records = (await readDevIssuerRecords(tx, this.appSecret)).filter(
+      (record) => (record.accountId !== null && accounts.has(record.accountId)) || record.email === person.email,
+    );
+    if (records.length === 0) return 0;
+    return deleted(
+      tx,
+      sql`delete from oidc_store where (model, id) in (${sql.join(
+        records.map((record) => sql`(${record.model}, ${record.id})`),
+        sql`, `,
+      )})`,
+    );
+  }
 
   /** Everything about the person as one document; recorded in the audit log (person.exported, no personal data). */
   async exportPerson(email: string, actor: Actor, address: string | null): Promise<PersonExport> {
@@ -257,7 +314,7 @@ export class PrivacyRequests {
         sql`select id, type, actor_type, actor_id, target_type, target_id, customer_id, license_id, before, after,
           reason, address, occurred_at from audit_events where ${auditWhere(person)} order by seq`,
       )
-    ).map(plain);
+    ).map((row) => plain(ownActorOnly(row, person)));
     const messages = (
       await rows(
         db,
@@ -330,7 +387,7 @@ export class PrivacyRequests {
         await deleted(tx, sql`delete from webhook_deliveries where event_id = any(${uuids(eventIds)})`);
       }
       const devMail = await deleted(tx, sql`delete from dev_mail where ${devMailWhere(person)}`);
-      const signInRecords = await deleted(tx, sql`delete from oidc_store where ${signInRecordsWhere(person)}`);
+      const signInRecords = await this.deleteSignInRecords(tx, person);
 
       // Seats: each license under its lock, its machines released with it (every table below cascades from it).
       let machines = 0;
@@ -375,6 +432,11 @@ export class PrivacyRequests {
       const subscriptions = await deleted(
         tx,
         sql`delete from newsletter_subscribers where email_normalized = ${person.email}`,
+      );
+      // Grants they made still stand, and named them as the granter (the admin list shows it).
+      await deleted(
+        tx,
+        sql`update admins set granted_by = ${ERASED_GRANTER} where ${sameAddress(sql`granted_by`, person)}`,
       );
       const auditEventsKept = eventIds.length;
       const erased = {

@@ -4,16 +4,16 @@
  * customer's email.
  *
  * From the console (decision 0047), an admin grants and revokes the role, with a reason, recorded in the audit log
- * (`admin.granted`, `admin.revoked`: actor, target, reason). Revoking is refused for: an address in ADMIN_EMAILS
- * (configuration is changed where it lives); the admin's own address (nobody locks themselves out with a click:
- * another admin does it); and the last admin. The last check runs in the transaction, with every granted row locked,
+ * (`admin.granted`, `admin.revoked`: actor, target, reason), which names the grant by its id, never the address.
+ * Revoking is refused for: an address in ADMIN_EMAILS (configuration is changed where it lives); the admin's own
+ * address (nobody locks themselves out with a click: another admin does it); and the last admin. The last check runs in the transaction, with every granted row locked,
  * and re-checks that the actor is still an admin, so two admins revoking each other at once cannot leave none.
  */
 import { ADMIN_ERRORS, type AdminEntry } from "@flotilla/contracts/admin";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Database } from "../../db/client";
-import { admins } from "../../db/schema";
+import { admins, customers } from "../../db/schema";
 import { normalizeEmail } from "../../lib/privacy";
 import { requireSession } from "../../plugins/auth-guard";
 import { HttpProblem } from "../../plugins/errors";
@@ -48,6 +48,7 @@ export class AdminRoles {
     const rows = await this.db.select().from(admins).orderBy(asc(admins.grantedAt), asc(admins.emailNormalized));
     return [
       ...[...this.configured].map((email) => ({
+        id: null,
         email,
         source: "config" as const,
         granted_by: null,
@@ -56,6 +57,7 @@ export class AdminRoles {
       ...rows
         .filter((row) => !this.configured.has(row.emailNormalized))
         .map((row) => ({
+          id: row.id,
           email: row.email,
           source: "granted" as const,
           granted_by: row.grantedBy,
@@ -99,13 +101,32 @@ export interface ChangeContext {
 
 type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
+/**
+ * The accounts signed in with the address, by id: who the grant is for, as the log can say it (it never holds the
+ * address; decision 0053). Empty for an address that has not signed in yet.
+ */
+async function accountsOf(tx: Tx, normalized: string): Promise<string[]> {
+  const rows = await tx
+    .select({ id: customers.id })
+    .from(customers)
+    .where(sql`lower(${customers.email}) = ${normalized}`)
+    .orderBy(asc(customers.createdAt));
+  return rows.map((row) => row.id);
+}
+
 async function removeAdminRow(tx: Tx, row: typeof admins.$inferSelect, actor: Actor, context: ChangeContext) {
   await tx.delete(admins).where(eq(admins.emailNormalized, row.emailNormalized));
   await recordEvent(tx, {
     type: "admin.revoked",
     actor,
-    target: { type: "admin", id: row.emailNormalized },
-    before: { email: row.email, granted_by: row.grantedBy },
+    // The grant's id and the grantee's accounts: the log keeps no address (decision 0053).
+    target: { type: "admin", id: row.id },
+    before: {
+      email: row.email,
+      customer_ids: await accountsOf(tx, row.emailNormalized),
+      granted_by: row.grantedBy,
+      granted_at: row.grantedAt.toISOString(),
+    },
     after: null,
     reason: context.reason ?? null,
     address: context.address ?? null,
@@ -128,13 +149,14 @@ export async function grantAdmin(
       })
       .onConflictDoNothing()
       .returning();
-    if (inserted.length === 0) return false;
+    const [grant] = inserted;
+    if (!grant) return false;
     await recordEvent(tx, {
       type: "admin.granted",
       actor,
-      target: { type: "admin", id: normalizeEmail(email) },
+      target: { type: "admin", id: grant.id },
       before: null,
-      after: { email: email.trim() },
+      after: { email: email.trim(), customer_ids: await accountsOf(tx, grant.emailNormalized) },
       reason: context.reason ?? null,
       address: context.address ?? null,
     });

@@ -474,7 +474,7 @@ export function registerAdminRoutes(
       schema: {
         ...common(
           "Export a person: everything the service holds about an email address, as one JSON document",
-          "Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.",
+          "Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them (matched by their ids and exact address, never by text search). An audit event shows its actor's id and network only where the person acted themselves. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.",
         ),
         body: PersonRequestSchema,
         response: {
@@ -533,7 +533,10 @@ export function registerAdminRoutes(
     "/api/admin/audit",
     {
       schema: {
-        ...common("The audit log, newest first, filtered by type, actor, target or time"),
+        ...common(
+          "The audit log, newest first, filtered by type, actor, target or time",
+          "Pseudonymous (decision 0053): actors, targets and admin grants are ids, never addresses or names; `address` is the request's network (IPv4 /24, IPv6 /48). An admin actor's `email` is their account's address today, while it exists. `actor` matches an actor type or id exactly, or an address exactly (the actions of the account that has it now).",
+        ),
         querystring: AuditQuerySchema,
         response: {
           200: AuditPageSchema,

@@ -16,13 +16,30 @@ import {
   ADMIN_RUNNING_EXECUTIONS_LISTED,
   type AdminLicenseExecutions,
 } from "@flotilla/contracts/admin";
+import { EMAIL_SHAPE } from "@flotilla/contracts/email";
 import type { ActorType } from "@flotilla/contracts/events";
 import type { ExecutionEndReason } from "@flotilla/contracts/executions";
 import { tierById } from "@flotilla/contracts/tiers";
-import { type AnyColumn, and, asc, desc, eq, gt, ilike, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  ilike,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  or,
+  sql,
+} from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
+import { normalizeEmail } from "../../lib/privacy";
 import { HttpProblem } from "../../plugins/errors";
 import { type Actor, recordEvent } from "../events/record";
 import { normalizeLicenseKey } from "../licenses/keys";
@@ -458,9 +475,30 @@ export class AdminService {
     };
   }
 
+  /** The current address of each account id (ids that are not accounts, e.g. "admin-cli", have none). */
+  private async currentAddresses(ids: string[]): Promise<Map<string, string>> {
+    const accounts = [...new Set(ids.filter((id) => UUID.test(id)))];
+    if (accounts.length === 0) return new Map();
+    const rows = await this.db
+      .select({ id: customers.id, email: customers.email })
+      .from(customers)
+      .where(inArray(customers.id, accounts));
+    return new Map(rows.map((row) => [row.id, row.email]));
+  }
+
   async audit(query: z.output<typeof AuditQuerySchema>) {
     const t = auditEvents;
     const cursor = seqCursor(query.cursor);
+    // The log names actors by id (decision 0053): an address finds the actions of the account that has it now.
+    const actorAccounts =
+      query.actor && EMAIL_SHAPE.test(query.actor.trim())
+        ? (
+            await this.db
+              .select({ id: customers.id })
+              .from(customers)
+              .where(sql`lower(${customers.email}) = ${normalizeEmail(query.actor)}`)
+          ).map((row) => row.id)
+        : [];
     const rows = await this.db
       .select({ event: t, key: licenses.licenseKey })
       .from(t)
@@ -469,7 +507,11 @@ export class AdminService {
         and(
           query.type ? eq(t.type, query.type) : undefined,
           query.actor
-            ? or(eq(t.actorType, query.actor), ilike(t.actorEmail, contains(query.actor)), eq(t.actorId, query.actor))
+            ? or(
+                eq(t.actorType, query.actor),
+                eq(t.actorId, query.actor),
+                actorAccounts.length > 0 ? inArray(t.actorId, actorAccounts) : undefined,
+              )
             : undefined,
           query.target_type ? eq(t.targetType, query.target_type) : undefined,
           query.target_id ? eq(t.targetId, query.target_id) : undefined,
@@ -483,11 +525,15 @@ export class AdminService {
       .orderBy(desc(t.seq))
       .limit(query.limit + 1);
     const page = pageOf(rows, query.limit, (row) => [row.event.seq]);
+    const admins = await this.currentAddresses(
+      page.data.flatMap(({ event }) => (event.actorType === "admin" && event.actorId ? [event.actorId] : [])),
+    );
     return {
       data: page.data.map(({ event: row, key }) => ({
         id: row.id,
         type: row.type,
-        actor: { type: row.actorType, id: row.actorId, email: row.actorEmail },
+        // An admin's address is today's, from their account while it exists; the log holds only the id.
+        actor: { type: row.actorType, id: row.actorId, email: admins.get(row.actorId ?? "") ?? null },
         target: { type: row.targetType, id: row.targetId },
         customer_id: row.customerId,
         license_id: row.licenseId,

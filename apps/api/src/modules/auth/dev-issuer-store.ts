@@ -7,8 +7,8 @@
  * lookup values are HMAC-SHA-256 digests, payloads are sealed with AES-256-GCM, both keyed from APP_SECRET, which
  * every instance shares. Every row but the key carries its expiry: reads ignore expired rows, retention deletes them.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
-import { and, eq, gt, isNull, or, type SQL } from "drizzle-orm";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
+import { and, eq, gt, isNull, ne, or, type SQL } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import type { Database } from "../../db/client";
 import { oidcStore } from "../../db/schema";
@@ -23,7 +23,8 @@ export interface DevIssuerStorage {
 
 const live = (now: Date) => or(isNull(oidcStore.expiresAt), gt(oidcStore.expiresAt, now));
 
-export function createDevIssuerStorage(db: Database, secret: string): DevIssuerStorage {
+/** Lookup digests and sealed payloads, keyed from APP_SECRET. */
+function sealing(secret: string) {
   const digestKey = createHmac("sha256", secret).update("dev-issuer-store:digest").digest();
   const sealKey = createHmac("sha256", secret).update("dev-issuer-store:seal").digest();
   const digest = (value: string) => createHmac("sha256", digestKey).update(value).digest("base64url");
@@ -45,6 +46,57 @@ export function createDevIssuerStorage(db: Database, secret: string): DevIssuerS
       return undefined; // sealed under another APP_SECRET: as if absent
     }
   };
+  return { digest, seal, unseal };
+}
+
+/** A stable subject per email, so the same person is the same customer across restarts. */
+export function devSubject(email: string): string {
+  return `dev-${createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32)}`;
+}
+
+/** One stored record, opened: the account it belongs to (privacy requests, decision 0046). */
+export interface DevIssuerRecord {
+  model: string;
+  /** The stored key (a digest), as in oidc_store.id. */
+  id: string;
+  accountId: string | null;
+  /** The address typed into the sign-in form (DevAccount records), trimmed and lower-cased. */
+  email: string | null;
+}
+
+interface OpenedPayload {
+  accountId?: unknown;
+  email?: unknown;
+  result?: { login?: { accountId?: unknown } };
+  session?: { accountId?: unknown };
+}
+
+const text = (value: unknown) => (typeof value === "string" ? value : null);
+
+/**
+ * Every record but the signing key, opened, with the account it names. Payloads are sealed, so finding a person's
+ * records means opening them all: the table holds only the development issuer's records, each living an hour or less.
+ */
+export async function readDevIssuerRecords(db: Database, secret: string): Promise<DevIssuerRecord[]> {
+  const { unseal } = sealing(secret);
+  const rows = await db
+    .select({ model: oidcStore.model, id: oidcStore.id, payload: oidcStore.payload })
+    .from(oidcStore)
+    .where(ne(oidcStore.model, "SigningKey"));
+  return rows.map((row) => {
+    const payload = unseal<OpenedPayload>(row.payload) ?? {};
+    const email = text(payload.email)?.trim().toLowerCase() ?? null;
+    const accountId =
+      text(payload.accountId) ??
+      text(payload.result?.login?.accountId) ??
+      text(payload.session?.accountId) ??
+      (row.model === "DevAccount" && email ? devSubject(email) : null);
+    return { model: row.model, id: row.id, accountId, email };
+  });
+}
+
+export function createDevIssuerStorage(db: Database, secret: string): DevIssuerStorage {
+  const { digest, seal, unseal } = sealing(secret);
 
   async function findWhere<T>(where: SQL | undefined): Promise<T | undefined> {
     const [row] = await db

@@ -7,7 +7,7 @@
  * The relying party reaches it through `app.inject` (discovery, token and key requests never leave
  * the process); browsers reach it through the public origin.
  */
-import { createHash, createHmac, generateKeyPairSync, randomBytes } from "node:crypto";
+import { createHmac, generateKeyPairSync, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { EmailSchema } from "@flotilla/contracts/signup";
 import { isSafeDisplayText, UNSAFE_TEXT_MESSAGE } from "@flotilla/contracts/text";
@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import type { CustomFetch } from "openid-client";
 import type { Database } from "../../db/client";
-import { createDevIssuerStorage } from "./dev-issuer-store";
+import { createDevIssuerStorage, devSubject } from "./dev-issuer-store";
 import { renderDevSignInPage } from "./dev-sign-in-page";
 import type { RelyingPartyOptions } from "./identity-provider";
 
@@ -26,11 +26,6 @@ const MAX_FORM_BYTES = 4 * 1024;
 interface DevAccount {
   email: string;
   name: string;
-}
-
-/** A stable subject per email, so the same person is the same customer across restarts. */
-function devSubject(email: string): string {
-  return `dev-${createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32)}`;
 }
 
 /** Accounts signed in through the form only need to outlive one sign-in: the ID token carries their claims. */

@@ -9,10 +9,13 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, outbox, webhookEndpoints } from "../../db/schema";
 import { MAIL_TEMPLATES, type MailJob } from "../../outbox/mail-templates";
+import { auditNetwork, auditText, withoutPersonalData } from "./pseudonymous";
 
 /**
  * Who made the change. A customer actor is someone signed in (their id is required); nobody signed in is
  * "anonymous", which carries no id and no email: whatever address a stranger typed is the target's (decision 0030).
+ * The log names every actor by id only (decision 0053): an actor's email serves checks such as "not your own
+ * role", and is never recorded.
  */
 export type Actor =
   | { type: "customer"; id: string; email?: string | null }
@@ -27,10 +30,12 @@ export type Actor =
 export interface EventInput {
   type: EventType;
   actor: Actor;
+  /** An id, never an address: one that looks like an email is recorded as REDACTED. */
   target: { type: string; id: string };
+  /** What the webhook and mail report; the log keeps them withoutPersonalData. */
   before?: unknown;
   after?: unknown;
-  /** The client address of the request that made the change (request.ip), if a request did. */
+  /** The client address of the request that made the change (request.ip), if a request did; the log keeps its network. */
   address?: string | null;
   /** Why (admin actions on licenses require one). */
   reason?: string | null;
@@ -50,24 +55,6 @@ export interface RecordedEvent {
 export type Tx = Pick<Database, "insert" | "select" | "execute">;
 
 const json = (value: unknown) => (value === undefined ? null : value);
-
-/**
- * Fields that name a person. The audit log is append-only (migration 0009): what it holds cannot be erased, so it
- * never holds these — it names people by id (customer, signup, subscriber, license, machine), and the webhook and
- * mail that report the event, which can be erased, carry the full values (decision 0046).
- */
-export const PERSONAL_FIELDS = ["email", "name", "company", "machine_name", "avatar_url"] as const;
-
-/** The audit log's copy of a before/after value: the same object without the fields that name a person. */
-export function withoutPersonalData(value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "object" || Array.isArray(value)) return value;
-  const kept: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
-    if (!(PERSONAL_FIELDS as readonly string[]).includes(key)) kept[key] = field;
-  }
-  return kept;
-}
 
 async function ownerOf(tx: Tx, input: EventInput): Promise<{ customerId: string | null; email: string | null }> {
   if (input.licenseId) {
@@ -98,17 +85,16 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
     .values({
       type: input.type,
       actorType: input.actor.type,
-      actorId: input.actor.id ?? null,
-      // A customer is named by their id; admins (the operator's staff) by their address, for accountability.
-      actorEmail: input.actor.type === "customer" ? null : (input.actor.email ?? null),
+      // Everyone by id, admins too: the console shows an admin's current address beside it (decision 0053).
+      actorId: auditText(input.actor.id ?? null),
       targetType: input.target.type,
-      targetId: input.target.id,
+      targetId: auditText(input.target.id),
       customerId: owner.customerId,
       licenseId: input.licenseId ?? null,
       before: withoutPersonalData(input.before),
       after: withoutPersonalData(input.after),
-      reason: input.reason ?? null,
-      address: input.address ?? null,
+      reason: auditText(input.reason ?? null),
+      address: auditNetwork(input.address),
     })
     .returning({ id: auditEvents.id, occurredAt: auditEvents.occurredAt });
   if (!row) throw new Error("audit insert returned no row");

@@ -3,14 +3,22 @@ import { screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ADMIN_USER, fakeApi, json, renderAdmin, signedInAdmin } from "./test-helpers";
 
-const CONFIGURED: AdminEntry = { email: ADMIN_USER.email, source: "config", granted_by: null, granted_at: null };
+const CONFIGURED: AdminEntry = {
+  id: null,
+  email: ADMIN_USER.email,
+  source: "config",
+  granted_by: null,
+  granted_at: null,
+};
 const GRANTED: AdminEntry = {
+  id: "6b0f1c2e-7d0a-4f57-9c53-2d9f5f3a6a10",
   email: "pat@example.com",
   source: "granted",
   granted_by: ADMIN_USER.email,
   granted_at: "2026-01-02T10:00:00.000Z",
 };
 const OTHER_CONFIGURED: AdminEntry = {
+  id: null,
   email: "root@example.com",
   source: "config",
   granted_by: null,

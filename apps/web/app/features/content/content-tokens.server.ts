@@ -20,7 +20,7 @@ import {
   executionRuleText,
   limitText,
 } from "@flotilla/contracts/executions";
-import { RETENTION_DAYS, RETENTION_POLICY_ROWS } from "@flotilla/contracts/retention";
+import { AUDIT_NETWORK_TEXT, RETENTION_DAYS, RETENTION_POLICY_ROWS } from "@flotilla/contracts/retention";
 import { formatDuration, inactiveAfterSeconds, SEAT_RULES } from "@flotilla/contracts/seats";
 import { CLIENT_CONFIGURATION, LICENSE_CODE_MESSAGES, LICENSE_CODES, TIERS } from "@flotilla/contracts/tiers";
 import { EXECUTION_EXIT_WAIT_MS } from "@flotilla/contracts/timings";
@@ -120,6 +120,7 @@ export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
   "free-heartbeat": seconds(TIERS.free.heartbeatIntervalSeconds),
   "retention-table": retentionTable,
   "privacy-request-days": () => String(RETENTION_DAYS.privacyRequestAnswer),
+  "audit-network": () => AUDIT_NETWORK_TEXT,
   "free-inactive-after": seconds(inactiveAfterSeconds(TIERS.free.heartbeatIntervalSeconds)),
   // Execution leases (contracts/executions.ts, decision 0048).
   "executions-table": executionsTable,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXECUTOR_CLIS, PLANS, TEAM_INTEGRATIONS } from "@flotilla/contracts";
-import { RETENTION } from "@flotilla/contracts/retention";
+import { AUDIT_ADDRESS_PREFIX, RETENTION } from "@flotilla/contracts/retention";
 import { describe, expect, it } from "vitest";
 import { expandContentTokens } from "./content-tokens.server";
 
@@ -38,6 +38,12 @@ describe("content tokens", () => {
     expect(row("Sign-in sessions")).toContain(days(RETENTION.endedSessionMs));
     expect(row("Device activations and releases")).toContain(days(RETENTION.machineEventMs));
     expect(row("Emails we sent you, and webhook messages about you")).toContain(days(RETENTION.finishedOutboxMs));
+    // The audit log keeps a network, not an address, and names nobody (decision 0053).
+    const audit = row("Audit log of changes to your account and licenses");
+    expect(audit).toContain(`first ${AUDIT_ADDRESS_PREFIX.ipv4} bits of an IPv4 address`);
+    expect(audit).toContain(`first ${AUDIT_ADDRESS_PREFIX.ipv6} of an IPv6 one`);
+    expect(audit).toMatch(/never by email address or name/);
+    expect(policy).not.toMatch(/network address of the request/);
     expect(policy).not.toMatch(/12 months/);
     expect(policy).not.toContain("{{site:");
   });
