@@ -157,7 +157,14 @@ const PROOFS: Record<Convenience, { on(server: Server_): Promise<void>; off(serv
     async on(server) {
       const dataDir = tempDir();
       try {
-        const app = await buildApp({ ...server.config, appSecret: null, licenseSigningKey: null, dataDir });
+        // The secrets go to the temporary folder; the database stays in memory (never the checkout's ./data).
+        const app = await buildApp({
+          ...server.config,
+          database: { kind: "pglite", dataDir: null },
+          appSecret: null,
+          licenseSigningKey: null,
+          dataDir,
+        });
         await app.close();
         expect(readdirSync(dataDir).sort()).toEqual(["app-secret", "license-signing-key.pem"]);
       } finally {
@@ -171,9 +178,15 @@ const PROOFS: Record<Convenience, { on(server: Server_): Promise<void>; off(serv
         expect(() => loadConfig(env)).toThrow(/APP_SECRET: required when the server is reachable from other machines/);
         expect(() => loadConfig(env)).toThrow(/LICENSE_SIGNING_KEY: required when the server is reachable/);
         // A Config made some other way is held to the same rule, before anything is written.
-        await expect(buildApp({ ...server.config, appSecret: null, licenseSigningKey: null, dataDir })).rejects.toThrow(
-          /APP_SECRET and LICENSE_SIGNING_KEY are required/,
-        );
+        await expect(
+          buildApp({
+            ...server.config,
+            database: { kind: "pglite", dataDir: null },
+            appSecret: null,
+            licenseSigningKey: null,
+            dataDir,
+          }),
+        ).rejects.toThrow(/APP_SECRET and LICENSE_SIGNING_KEY are required/);
         expect(readdirSync(dataDir)).toEqual([]);
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
