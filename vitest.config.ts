@@ -8,6 +8,23 @@ import { defineConfig } from "vitest/config";
  */
 const workspaceSources = { ssr: { resolve: { conditions: ["@flotilla/source", ...defaultServerConditions] } } };
 
+/**
+ * API test files that prove the embedded database itself (PGlite in a data folder, one process, the built server on
+ * it): they run on PGlite whichever database the rest of the API suite uses.
+ */
+const EMBEDDED_ONLY = [
+  "test/site.test.ts",
+  "test/public-origin.test.ts",
+  "test/durability.test.ts",
+  "test/shutdown.test.ts",
+  "test/embedded-database-lock.test.ts",
+];
+/**
+ * With a PostgreSQL server (TEST_DATABASE_URL), the API suite runs once, on it — the production database — and only
+ * EMBEDDED_ONLY on PGlite; the browser journeys run on PGlite too (decision 0054). Without one, all of it runs on PGlite.
+ */
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
 export default defineConfig({
   test: {
     projects: [
@@ -42,7 +59,7 @@ export default defineConfig({
           name: "api",
           root: "apps/api",
           environment: "node",
-          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          include: onPostgres ? EMBEDDED_ONLY : ["src/**/*.test.ts", "test/**/*.test.ts"],
           // The cluster suite runs the real topology: `npm run test:cluster` (vitest.cluster.config.ts). Files named
           // *.postgres.test.ts prove what only a PostgreSQL server can show (a link to stall, LISTEN/NOTIFY across
           // instances): they run in the api-postgres project below.
@@ -56,8 +73,9 @@ export default defineConfig({
       {
         test: { name: "bench", root: "bench", environment: "node", include: ["lib/**/*.test.mjs"] },
       },
-      // The same API suite against a real PostgreSQL server when one is configured (CI sets it).
-      ...(process.env.TEST_DATABASE_URL
+      // The API suite against a real PostgreSQL server when one is configured (CI sets it), each file in a database of
+      // its own.
+      ...(onPostgres
         ? [
             {
               ...workspaceSources,
@@ -66,13 +84,7 @@ export default defineConfig({
                 root: "apps/api",
                 environment: "node",
                 include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-                exclude: [
-                  "test/site.test.ts",
-                  "test/public-origin.test.ts",
-                  "test/durability.test.ts",
-                  "test/shutdown.test.ts",
-                  "test/cluster/**",
-                ],
+                exclude: [...EMBEDDED_ONLY, "test/cluster/**"],
                 setupFiles: ["./test/setup/declared-answers.ts"],
                 env: { FLOTILLA_TEST_DB: "postgres" },
                 testTimeout: 20_000,

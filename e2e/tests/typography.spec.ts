@@ -52,8 +52,9 @@ test("a slow font neither delays the first paint nor shifts the layout when it a
   expect(await page.evaluate(() => document.fonts.check('16px "Inter"'))).toBe(false);
   release();
   await page.evaluate(() => document.fonts.ready);
-  await page.waitForTimeout(300);
-  expect(await page.evaluate(() => document.fonts.check('16px "Inter"'))).toBe(true);
+  await expect.poll(() => page.evaluate(() => document.fonts.check('16px "Inter"'))).toBe(true);
+  // The swap's relayout has been painted.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   const after = { width: await textWidth(), box: await paragraph.boundingBox() };
   expect(Math.abs(after.width / before.width - 1), `${before.width} → ${after.width}`).toBeLessThan(0.03);
   expect(Math.abs(after.box!.height - before.box!.height)).toBeLessThanOrEqual(4);
