@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
@@ -27,6 +28,9 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the cores: one, on this 2-core machine, where most files wait on a
+    // database, a socket or a child process. Two run side by side (decision 0054).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {

@@ -19,7 +19,8 @@ const format = (seconds) =>
   seconds >= 60
     ? `${Math.floor(seconds / 60)} min ${String(Math.round(seconds % 60)).padStart(2)} s`
     : `${seconds.toFixed(1)} s`;
-const top = rows.filter((row) => !row.stage.includes(": "));
+const SUB = " › ";
+const top = rows.filter((row) => !row.stage.includes(SUB));
 const total = top.reduce((sum, row) => sum + row.seconds, 0);
 const over = [];
 console.log("\nCI stages (wall time; median recorded in .ci/budgets.json):");
@@ -33,7 +34,7 @@ for (const { stage, seconds } of rows) {
   );
   if (ratio !== null && ratio > BUDGET_FACTOR) over.push({ stage, seconds, median });
 }
-console.log(`  ${"total".padEnd(50)} ${format(total).padStart(10)}`);
+console.log(`  ${"total".padEnd(58)} ${format(total).padStart(10)}`);
 if (over.length > 0) {
   console.error("");
   for (const { stage, seconds, median } of over) {

@@ -70,7 +70,8 @@ describe("the desktop's watch across instances", () => {
     expect(answer.json().data.executions).toEqual([
       expect.objectContaining({ id, status: "stopping", end_reason: "ended_by_owner" }),
     ]);
-    expect(ms).toBeLessThan(1_000);
+    // Far below the heartbeat: only the watch can have answered (the figure is printed; a busy machine is slow, not broken).
+    expect(ms).toBeLessThan(5_000);
     console.info(`a stop through instance a reached the watch held by instance b in ${ms} ms`);
   });
 });

@@ -13,8 +13,11 @@ import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
 const ADMIN = "watch.admin@example.com";
-/** A watch must be answered within this of a change (the review's "about a second"); a hang is caught at 10 s. */
-const WITHIN_MS = 1_000;
+/**
+ * Far below the heartbeat (60 s), so only the watch can have answered: the figure itself is about a second and less
+ * (the README's), but a loaded machine is slow, not broken (decision 0054); a hang is caught at 10 s.
+ */
+const WITHIN_MS = 5_000;
 let app: FastifyInstance;
 let close: () => Promise<void>;
 let admin: string;

@@ -400,7 +400,8 @@ describe("execution leases through the SDK (decision 0048)", () => {
         ? resolve()
         : execution.signal.addEventListener("abort", () => resolve(), { once: true }),
     );
-    expect(Date.now() - endedAt).toBeLessThan(1_000);
+    // Far below the next heartbeat (60 s): the watch told it (a busy machine is slow, not broken).
+    expect(Date.now() - endedAt).toBeLessThan(5_000);
     expect(execution.signal.reason).toMatchObject({ code: "EXECUTION_ENDED" });
     expect((execution.signal.reason as Error).message).toContain("owner");
     await expect(execution.heartbeat()).rejects.toBeInstanceOf(ExecutionEndedError);

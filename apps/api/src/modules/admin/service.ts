@@ -20,22 +20,7 @@ import { EMAIL_SHAPE } from "@flotilla/contracts/email";
 import type { ActorType } from "@flotilla/contracts/events";
 import type { ExecutionEndReason } from "@flotilla/contracts/executions";
 import { tierById } from "@flotilla/contracts/tiers";
-import {
-  type AnyColumn,
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  gt,
-  ilike,
-  inArray,
-  isNotNull,
-  isNull,
-  lt,
-  or,
-  sql,
-} from "drizzle-orm";
+import { type AnyColumn, and, asc, desc, eq, gt, ilike, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
