@@ -160,7 +160,10 @@ export class OutboxRunner {
       update outbox set locked_until = ${lease}::timestamptz, attempts = attempts + 1
       where id in (
         select o.id from outbox o left join webhook_endpoints e on e.id = o.endpoint_id
-        where o.status = 'pending' and o.next_attempt_at <= ${at}::timestamptz
+        where o.status = 'pending'
+          -- Compared at the runner's precision (JavaScript's milliseconds): a row written within the same millisecond
+          -- as \`now\`, microseconds later by the database's clock, is due too.
+          and o.next_attempt_at < ${at}::timestamptz + interval '1 millisecond'
           and (o.locked_until is null or o.locked_until < ${at}::timestamptz)
           and (o.channel = 'email' or e.enabled)
         order by o.next_attempt_at, o.seq
