@@ -5,6 +5,8 @@ import { readFileSync } from "node:fs";
 
 const BUDGET_FACTOR = 3;
 const WARN_FACTOR = 2;
+/** A stage is never over budget by less than this: a short stage's median is noise (a cold download, a cache). */
+const SLACK_SECONDS = 120;
 const [stagesFile] = process.argv.slice(2);
 const budgets = JSON.parse(readFileSync(new URL("./budgets.json", import.meta.url), "utf8"));
 const rows = readFileSync(stagesFile, "utf8")
@@ -26,11 +28,16 @@ const over = [];
 console.log("\nCI stages (wall time; median recorded in .ci/budgets.json):");
 for (const { stage, seconds } of rows) {
   const median = budgets.medians[stage];
-  const ratio = median ? seconds / median : null;
+  const ratio =
+    median && seconds - median > SLACK_SECONDS
+      ? seconds / median
+      : median
+        ? Math.min(seconds / median, WARN_FACTOR)
+        : null;
   const mark = ratio === null ? "" : ratio > BUDGET_FACTOR ? "  ✗ over budget" : ratio > WARN_FACTOR ? "  ! slow" : "";
-  const indent = stage.includes(": ") ? "    " : "  ";
+  const indent = stage.includes(SUB) ? "    " : "  ";
   console.log(
-    `${indent}${stage.padEnd(52 - indent.length)} ${format(seconds).padStart(10)}${median ? `  (median ${format(median)})` : ""}${mark}`,
+    `${indent}${stage.padEnd(60 - indent.length)} ${format(seconds).padStart(10)}${median ? `  (median ${format(median)})` : ""}${mark}`,
   );
   if (ratio !== null && ratio > BUDGET_FACTOR) over.push({ stage, seconds, median });
 }
