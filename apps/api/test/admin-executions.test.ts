@@ -10,6 +10,7 @@ import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { ageLease } from "./helpers/lease-time";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
@@ -40,15 +41,7 @@ function client(app: FastifyInstance) {
       post(`/api/license/executions/${id}/heartbeat`, { license_key: key, machine_id: machine }),
     end: (key: string, machine: string, id: string) =>
       post(`/api/license/executions/${id}/end`, { license_key: key, machine_id: machine }),
-    /** Time passes for a lease: its start, last heartbeat and expiry move this many seconds into the past. */
-    async age(id: string, seconds: number) {
-      await app.database.db.execute(sql`
-        update execution_leases set
-          started_at = started_at - make_interval(secs => ${seconds}),
-          last_heartbeat_at = last_heartbeat_at - make_interval(secs => ${seconds}),
-          expires_at = expires_at - make_interval(secs => ${seconds})
-        where id = ${id}`);
-    },
+    age: (id: string, seconds: number) => ageLease(app, id, seconds),
   };
 }
 

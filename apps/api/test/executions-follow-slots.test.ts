@@ -16,6 +16,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cullingJob } from "../src/jobs/culling";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { ageLease } from "./helpers/lease-time";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
@@ -191,12 +192,4 @@ describe("one limit, and an unknown tier is refused", () => {
   });
 });
 
-/** Time passes for a lease: its last heartbeat and expiry move this many seconds into the past. */
-async function age(id: string, seconds: number) {
-  await app.database.db.execute(sql`
-    update execution_leases set
-      started_at = started_at - make_interval(secs => ${seconds}),
-      last_heartbeat_at = last_heartbeat_at - make_interval(secs => ${seconds}),
-      expires_at = expires_at - make_interval(secs => ${seconds})
-    where id = ${id}`);
-}
+const age = (id: string, seconds: number) => ageLease(app, id, seconds);

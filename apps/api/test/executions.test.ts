@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cullingJob } from "../src/jobs/culling";
+import { ageLease } from "./helpers/lease-time";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp } from "./helpers/test-app";
 
@@ -37,15 +38,7 @@ async function dashboard(token: string) {
   return answer.json().data;
 }
 
-/** Time passes for a lease: its last heartbeat and expiry move this many seconds into the past. */
-async function age(id: string, seconds: number) {
-  await app.database.db.execute(sql`
-    update execution_leases set
-      started_at = started_at - make_interval(secs => ${seconds}),
-      last_heartbeat_at = last_heartbeat_at - make_interval(secs => ${seconds}),
-      expires_at = expires_at - make_interval(secs => ${seconds})
-    where id = ${id}`);
-}
+const age = (id: string, seconds: number) => ageLease(app, id, seconds);
 
 async function auditTypes(licenseKey: string): Promise<string[]> {
   const result = (await app.database.db.execute(sql`

@@ -38,6 +38,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cullingJob } from "../src/jobs/culling";
 import { runExclusively } from "../src/jobs/scheduler";
 import { devSignIn } from "./helpers/dev-sign-in";
+import { ageLease } from "./helpers/lease-time";
 import { licensedCustomer } from "./helpers/licensed-customer";
 import { createTestApp, onPostgres } from "./helpers/test-app";
 
@@ -207,11 +208,7 @@ async function perform(op: Op, key: string, owner: string, leases: Lease[]): Pro
         return call("POST", `/api/admin/licenses/${key}/executions/${lease.id}/end`, { reason: "model test" }, admin);
       case "age":
         if (!lease) return { status: 0, json: {} };
-        await app.database.db.execute(sql`
-          update execution_leases set started_at = started_at - make_interval(secs => ${op.seconds}),
-            last_heartbeat_at = last_heartbeat_at - make_interval(secs => ${op.seconds}),
-            expires_at = expires_at - make_interval(secs => ${op.seconds})
-          where id = ${lease.id}`);
+        await ageLease(app, lease.id, op.seconds);
         return { status: 200, json: {} };
       case "tier":
         // The device limit stays: a tier change that only lowers the execution limit is what this explores.

@@ -234,6 +234,24 @@ export async function keepAlive(
   return lease ?? null;
 }
 
+/** A lease of this license held by this machine (another license's or machine's is none of its business). */
+async function machinesLease(
+  tx: Database | Transaction,
+  input: { licenseId: string; machineId: string; leaseId: string },
+): Promise<LeaseRow | null> {
+  const [lease] = await tx
+    .select()
+    .from(executionLeases)
+    .where(
+      and(
+        eq(executionLeases.id, input.leaseId),
+        eq(executionLeases.licenseId, input.licenseId),
+        eq(executionLeases.machineId, input.machineId),
+      ),
+    );
+  return lease ?? null;
+}
+
 export type HeartbeatOutcome =
   | { outcome: "alive"; lease: LeaseRow; revived: boolean; running: number; limit: number | null }
   | { outcome: "limit"; held: HeldExecution[]; limit: number }
@@ -251,16 +269,7 @@ export async function heartbeatLocked(
   input: { machineId: string; leaseId: string },
 ): Promise<HeartbeatOutcome> {
   const { tx, license, now } = locked;
-  const [lease] = await tx
-    .select()
-    .from(executionLeases)
-    .where(
-      and(
-        eq(executionLeases.id, input.leaseId),
-        eq(executionLeases.licenseId, license.id),
-        eq(executionLeases.machineId, input.machineId),
-      ),
-    );
+  const lease = await machinesLease(tx, { licenseId: license.id, ...input });
   if (!lease) return { outcome: "not-found" };
   if (lease.endedAt || lease.stopRequestedAt) return { outcome: "ended", lease };
   const blocked = notInForce(license, now);
@@ -320,16 +329,7 @@ export async function endByApp(
   input: { licenseId: string; machineId: string; leaseId: string },
 ): Promise<{ outcome: "ended"; lease: LeaseRow; now: boolean } | { outcome: "not-found" }> {
   return db.transaction(async (tx) => {
-    const [lease] = await tx
-      .select()
-      .from(executionLeases)
-      .where(
-        and(
-          eq(executionLeases.id, input.leaseId),
-          eq(executionLeases.licenseId, input.licenseId),
-          eq(executionLeases.machineId, input.machineId),
-        ),
-      );
+    const lease = await machinesLease(tx, input);
     if (!lease) return { outcome: "not-found" };
     if (lease.endedAt) return { outcome: "ended", lease, now: false };
     const reason = (lease.stopRequestedAt ? lease.endReason : "completed") as ExecutionEndReason;
