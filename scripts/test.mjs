@@ -97,9 +97,15 @@ if (runs("vitest")) {
 if (runs("playwright")) {
   log("End-to-end tests (Playwright + Chromium)…");
   const playwrightReport = join(reports, "playwright.json");
+  const e2ePort = await freePort();
   const e2eStatus = timed("playwright", () =>
     run("npx", ["playwright", "test", "-c", "e2e/playwright.config.ts"], {
-      env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
+      // A free port unless one is asked for: another build on this machine may be running its journeys too.
+      env: {
+        ...process.env,
+        E2E_PORT: process.env.E2E_PORT ?? String(e2ePort),
+        PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
+      },
     }),
   );
   const e2e = readJson(playwrightReport);

@@ -112,6 +112,16 @@ export function ensureChromium() {
   }
   log("Installing Chromium from Debian's packages…");
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  must("apt-get", ["update", "-qq"], { env });
-  must("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-liberation"], { env });
+  // Another build on this machine may be installing packages: wait for dpkg's lock instead of failing.
+  must("apt-get", [...APT_WAIT_FOR_LOCK, "update", "-qq"], { env });
+  must(
+    "apt-get",
+    [...APT_WAIT_FOR_LOCK, "install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-liberation"],
+    {
+      env,
+    },
+  );
 }
+
+/** apt-get options that wait up to 10 minutes for another apt-get or dpkg to finish, rather than failing at once. */
+export const APT_WAIT_FOR_LOCK = ["-o", "DPkg::Lock::Timeout=600"];

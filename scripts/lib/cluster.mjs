@@ -7,7 +7,7 @@ import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writ
 import { createServer } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
-import { ROOT } from "./bootstrap.mjs";
+import { APT_WAIT_FOR_LOCK, ROOT } from "./bootstrap.mjs";
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/flotilla";
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -32,8 +32,8 @@ export function ensureNginx(log = console.error) {
   log("Installing nginx from Debian's packages…");
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   for (const args of [
-    ["update", "-qq"],
-    ["install", "-y", "-qq", "--no-install-recommends", "nginx"],
+    [...APT_WAIT_FOR_LOCK, "update", "-qq"],
+    [...APT_WAIT_FOR_LOCK, "install", "-y", "-qq", "--no-install-recommends", "nginx"],
   ]) {
     const result = spawnSync("apt-get", args, { stdio: "inherit", env });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed`);
