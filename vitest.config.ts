@@ -55,6 +55,9 @@ export default defineConfig({
           environment: "jsdom",
           include: ["app/**/*.test.{ts,tsx}", "scripts/**/*.test.ts"],
           setupFiles: ["./test/setup.ts"],
+          // A hang, not slowness: jsdom screens on a loaded machine take seconds (decision 0054).
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

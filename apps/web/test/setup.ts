@@ -1,8 +1,12 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
 
 afterEach(() => cleanup());
+
+// findBy/waitFor wait for what a screen does after a promise, never for time to pass: their limit catches a hang, and
+// a loaded machine (another build beside this one) must not turn the default 1 s into a failure (decision 0054).
+configure({ asyncUtilTimeout: 10_000 });
 
 /**
  * jsdom has <dialog> but not its methods. A small stand-in with the browser's observable behaviour:

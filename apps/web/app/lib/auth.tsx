@@ -20,6 +20,11 @@ export interface AuthContextValue {
   /** Ends every session of this account (other browsers and devices too); throws when the server did not. */
   logoutEverywhere(): Promise<void>;
   updateUser(changes: Partial<AuthUser>): void;
+  /**
+   * The server ended the session of `token` (a 401): forget it here, without asking the server to end it again. A
+   * newer sign-in (another tab stored another token meanwhile) is kept.
+   */
+  forgetEndedSession(token: string | null): void;
 }
 
 const AuthContext = createContext<AuthContextValue | null>(null);
@@ -100,13 +105,28 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     setUser(null);
   }, []);
 
+  const forgetEndedSession = useCallback((token: string | null) => {
+    if (readStoredToken() !== token) return;
+    clearStoredToken();
+    setUser(null);
+  }, []);
+
   const updateUser = useCallback((changes: Partial<AuthUser>) => {
     setUser((current) => (current ? { ...current, ...changes } : current));
   }, []);
 
   const value = useMemo<AuthContextValue>(
-    () => ({ user, loading, isAuthenticated: user !== null, login, logout, logoutEverywhere, updateUser }),
-    [user, loading, login, logout, logoutEverywhere, updateUser],
+    () => ({
+      user,
+      loading,
+      isAuthenticated: user !== null,
+      login,
+      logout,
+      logoutEverywhere,
+      updateUser,
+      forgetEndedSession,
+    }),
+    [user, loading, login, logout, logoutEverywhere, updateUser, forgetEndedSession],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -44,6 +44,22 @@ export class TimeoutError extends Error {
   }
 }
 
+/**
+ * The browser says it has no network: nothing was sent, and nothing will be sent later by itself (decision 0055).
+ * Raised at once instead of spending the attempts on a network that is not there.
+ */
+export class OfflineError extends Error {
+  override readonly name = "OfflineError";
+  constructor() {
+    super("You're offline. Nothing was sent: try again when you're back online.");
+  }
+}
+
+/** Whether the browser reports no network (always false outside a browser). */
+export function browserOffline(): boolean {
+  return typeof navigator !== "undefined" && navigator.onLine === false;
+}
+
 /** Delay before retry number `retry` (1 = the first retry): 1000, 2000, 4000, then capped at 5000 ms. */
 export function retryDelay(retry: number): number {
   return Math.min(RETRY_BASE_DELAY_MS * 2 ** Math.max(0, retry - 1), RETRY_MAX_DELAY_MS);
@@ -51,12 +67,13 @@ export function retryDelay(retry: number): number {
 
 /** A failure containing an HTTP 4xx is final; everything else may succeed on a later attempt. */
 export function isRetryable(error: unknown): boolean {
-  if (isAbortError(error)) return false;
+  if (isAbortError(error) || error instanceof OfflineError) return false;
   return !(error instanceof HttpError && error.status >= 400 && error.status < 500);
 }
 
 /** The server's `error` field (`{ success: false, error }`) when the failure carries one, else the fallback. */
 export function serverErrorMessage(error: unknown, fallback: string): string {
+  if (error instanceof OfflineError) return error.message;
   if (error instanceof HttpError && typeof error.body === "object" && error.body !== null) {
     const message = (error.body as { error?: unknown }).error;
     if (typeof message === "string" && message.trim() !== "") return message;
@@ -70,6 +87,7 @@ export async function request<T = unknown>(path: string, options: RequestOptions
   for (let attempt = 1; attempt <= API_MAX_ATTEMPTS; attempt++) {
     signal?.throwIfAborted();
     try {
+      if (browserOffline()) throw new OfflineError();
       return await attemptOnce<T>(path, options);
     } catch (error) {
       lastError = error;

@@ -1,5 +1,6 @@
 /** The console's frame: title, who is signed in, and the sections as links (?tab=…), so each has an address. */
 import { Link, useSearchParams } from "react-router";
+import { ConnectionBadge, ConnectionNotice, useConnectionProblem } from "../portal/connection-status";
 import { AdminsSection } from "./admins-section";
 import { AuditSection } from "./audit-section";
 import { CustomersSection } from "./customers-section";
@@ -22,6 +23,7 @@ export function AdminConsole({ admin }: { admin: { email: string; source: "confi
   const [params] = useSearchParams();
   const current = SECTIONS.find((section) => section.id === params.get("tab")) ?? SECTIONS[0];
   const { Component } = current;
+  const problem = useConnectionProblem();
   return (
     <div className="mx-auto max-w-7xl px-4 py-8 sm:px-6 sm:py-10 lg:px-8">
       <header className="flex flex-col gap-2 border-b border-border pb-6 sm:flex-row sm:items-end sm:justify-between">
@@ -32,7 +34,9 @@ export function AdminConsole({ admin }: { admin: { email: string; source: "confi
             {admin.source === "config" ? "from ADMIN_EMAILS" : "granted"}). Every change is recorded in the audit log.
           </p>
         </div>
+        {problem && <ConnectionBadge problem={problem} />}
       </header>
+      <ConnectionNotice />
       <nav aria-label="Console sections" className="-mx-4 mt-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
         <ul className="flex min-w-max gap-1 border-b border-border">
           {SECTIONS.map((section) => {

@@ -3,14 +3,14 @@
  * (GET /api/admin/me): signed-out visitors go to sign in and come back here; a signed-in customer who is not
  * an admin is told so. Nothing of this feature is imported by public pages or the customer dashboard.
  */
-import { QueryClientProvider, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { ShieldOff } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { Link, useLocation, useNavigate } from "react-router";
 import { buttonClass } from "../../components/button";
 import { useAuth } from "../../lib/auth";
-import { createPortalQueryClient } from "../../lib/query-client";
 import { readStoredToken } from "../../lib/token-storage";
+import { PortalRoot } from "../portal/portal-root";
 import { AdminConsole } from "./admin-console";
 import { adminErrorMessage, adminMeQuery, isStatus } from "./api";
 import { ErrorNotice, Loading } from "./ui";
@@ -26,8 +26,16 @@ function useSignInRedirect(active: boolean) {
 }
 
 export function AdminPage() {
+  // The portal's root first: once a session ends on this page, it says so here instead of leaving for /login.
+  return (
+    <PortalRoot>
+      <AdminAccountCheck />
+    </PortalRoot>
+  );
+}
+
+function AdminAccountCheck() {
   const { user, loading } = useAuth();
-  const [queryClient] = useState(createPortalQueryClient);
   const signedOut = !readStoredToken() || (!loading && !user);
   useSignInRedirect(signedOut);
 
@@ -38,11 +46,7 @@ export function AdminPage() {
       </div>
     );
   }
-  return (
-    <QueryClientProvider client={queryClient}>
-      <AdminGate email={user?.email ?? ""} />
-    </QueryClientProvider>
-  );
+  return <AdminGate email={user?.email ?? ""} />;
 }
 
 function AdminGate({ email }: { email: string }) {

@@ -13,16 +13,10 @@ import type {
   RevokeMachineAnswer,
 } from "@flotilla/contracts/admin";
 import { MESSAGES } from "@flotilla/contracts/messages";
-import {
-  type QueryKey,
-  queryOptions,
-  useInfiniteQuery,
-  useMutation,
-  useQuery,
-  useQueryClient,
-} from "@tanstack/react-query";
+import { type QueryKey, queryOptions, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { del, get, HttpError, post, request, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
+import { usePortalMutation } from "../portal/use-portal-mutation";
 
 export const PAGE_SIZE = 50;
 
@@ -196,7 +190,7 @@ export function downloadPersonExport(email: string): Promise<void> {
 /** A privacy request: erase the person (reason required); the answer says what went and what the audit log keeps. */
 export function useErasePerson() {
   const queryClient = useQueryClient();
-  return useMutation({
+  return usePortalMutation({
     mutationFn: ({ email, reason }: { email: string; reason: string }) =>
       post<{ success: true; data: PersonErasure }>("/api/admin/privacy/erase", { email, reason }),
     // Lists and details may show the person: none of them is current any more.
@@ -217,7 +211,7 @@ export function useCustomerDetail(id: string) {
 
 export function useLicenseAction(customerId: string) {
   const queryClient = useQueryClient();
-  return useMutation({
+  return usePortalMutation({
     mutationFn: ({ licenseKey, action }: { licenseKey: string; action: LicenseAction }) =>
       post<{ success: true; data: AdminLicense; visible_within_seconds: number }>(
         `/api/admin/licenses/${encodeURIComponent(licenseKey)}/actions`,
@@ -230,7 +224,7 @@ export function useLicenseAction(customerId: string) {
 /** An admin revokes a machine: its slot is freed even while its license file works, with a reason. */
 export function useRevokeMachine(customerId: string) {
   const queryClient = useQueryClient();
-  return useMutation({
+  return usePortalMutation({
     mutationFn: ({ licenseKey, machineId, reason }: { licenseKey: string; machineId: string; reason: string }) =>
       post<RevokeMachineAnswer>(
         `/api/admin/licenses/${encodeURIComponent(licenseKey)}/machines/${encodeURIComponent(machineId)}/revoke`,
@@ -246,7 +240,7 @@ export function useRevokeMachine(customerId: string) {
  */
 export function useEndExecution(customerId: string) {
   const queryClient = useQueryClient();
-  return useMutation({
+  return usePortalMutation({
     mutationFn: ({ licenseKey, executionId, reason }: { licenseKey: string; executionId: string; reason: string }) =>
       post<EndExecutionAnswer>(
         `/api/admin/licenses/${encodeURIComponent(licenseKey)}/executions/${encodeURIComponent(executionId)}/end`,
@@ -258,7 +252,7 @@ export function useEndExecution(customerId: string) {
 
 export function useSignOutEverywhere(customerId: string) {
   const queryClient = useQueryClient();
-  return useMutation({
+  return usePortalMutation({
     mutationFn: () =>
       post<{ success: true; revoked: number }>(
         `/api/admin/customers/${encodeURIComponent(customerId)}/sign-out-everywhere`,
@@ -283,25 +277,25 @@ export function useWebhookMutations() {
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries({ queryKey: webhooksQueryKey });
   return {
-    create: useMutation({
+    create: usePortalMutation({
       mutationFn: (input: { url: string; events: string[]; description: string }) =>
         post<{ success: true; data: WebhookEndpoint; secret: string }>("/api/admin/webhooks", input),
       onSuccess: refresh,
     }),
-    update: useMutation({
+    update: usePortalMutation({
       mutationFn: ({ id, changes }: { id: string; changes: { enabled?: boolean } }) =>
         request<{ success: true; data: WebhookEndpoint }>(endpointPath(id), { method: "PATCH", body: changes }),
       onSuccess: refresh,
     }),
-    remove: useMutation({
+    remove: usePortalMutation({
       mutationFn: (id: string) => del(endpointPath(id)),
       onSuccess: refresh,
     }),
-    rotate: useMutation({
+    rotate: usePortalMutation({
       mutationFn: (id: string) =>
         post<{ success: true; data: WebhookEndpoint; secret: string }>(`${endpointPath(id)}/rotate-secret`),
     }),
-    test: useMutation({
+    test: usePortalMutation({
       mutationFn: (id: string) =>
         post<{ success: true; event_id: string; message: string }>(`${endpointPath(id)}/test`),
     }),
@@ -336,11 +330,11 @@ export function useAdminRoleMutations() {
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries({ queryKey: adminsQueryKey });
   return {
-    grant: useMutation({
+    grant: usePortalMutation({
       mutationFn: (input: { email: string; reason: string }) => post<RoleChangeAnswer>("/api/admin/admins", input),
       onSuccess: refresh,
     }),
-    revoke: useMutation({
+    revoke: usePortalMutation({
       mutationFn: (input: { email: string; reason: string }) =>
         post<RoleChangeAnswer>("/api/admin/admins/revoke", input),
       onSuccess: refresh,

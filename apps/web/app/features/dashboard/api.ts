@@ -2,7 +2,7 @@
 import type { DashboardData } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { get, HttpError, serverErrorMessage } from "../../lib/http";
+import { get, HttpError, OfflineError, serverErrorMessage } from "../../lib/http";
 
 interface DashboardAnswer {
   success: boolean;
@@ -38,7 +38,8 @@ export function useDashboardQuery() {
  * Transport wording ("HTTP 502: Bad Gateway", "Failed to fetch") is not meant for people.
  */
 export function dashboardErrorMessage(error: unknown): string {
-  if (error instanceof HttpError) return serverErrorMessage(error, MESSAGES.dashboardLoadFailed);
+  if (error instanceof HttpError || error instanceof OfflineError)
+    return serverErrorMessage(error, MESSAGES.dashboardLoadFailed);
   if (error instanceof DashboardRejected) return error.message;
   return MESSAGES.dashboardLoadFailed;
 }

@@ -5,6 +5,7 @@ import { useNavigate } from "react-router";
 import { useAuth } from "../../lib/auth";
 import { CreateLicenseDialog } from "../licenses/create-license-dialog";
 import { LicenseList } from "../licenses/license-list";
+import { ConnectionNotice, useConnectionProblem } from "../portal/connection-status";
 import { dashboardErrorMessage, dashboardQueryKey, useDashboardQuery } from "./api";
 import { DashboardHeader } from "./dashboard-header";
 import { DashboardEmpty, DashboardError, DashboardLoading } from "./dashboard-states";
@@ -43,7 +44,8 @@ export function DashboardContent() {
     navigate("/login");
   }, [logout, navigate]);
   // Devices, heartbeats and executions as they happen; on-demand refresh when the stream is unavailable.
-  const live = useLiveUpdates(signOut);
+  const live = useLiveUpdates();
+  const connectionProblem = useConnectionProblem();
 
   const data = dashboard.data;
   let body: ReactNode;
@@ -89,9 +91,11 @@ export function DashboardContent() {
         customer={data?.customer ?? user}
         refreshing={dashboard.isFetching}
         live={live}
+        connectionProblem={connectionProblem}
         onRefresh={() => void queryClient.invalidateQueries()}
         onLogout={signOut}
       />
+      <ConnectionNotice />
       <div className="mt-8">{body}</div>
       <CreateLicenseDialog open={createOpen} onClose={closeCreate} onCreated={licenseCreated} />
     </div>

@@ -1,5 +1,7 @@
 import { LogOut, RefreshCw } from "lucide-react";
 import { buttonClass } from "../../components/button";
+import { ConnectionBadge } from "../portal/connection-status";
+import type { Reachability } from "../portal/portal-session";
 import { UserAvatar } from "../site/user-avatar";
 import type { LiveState } from "./live-updates";
 
@@ -14,12 +16,21 @@ interface DashboardHeaderProps {
   refreshing: boolean;
   /** Whether changes arrive by themselves (the event stream), or only on refresh. */
   live?: LiveState;
+  /** No network, or no server: said instead of the live state (decision 0055). */
+  connectionProblem?: Exclude<Reachability, "online"> | null;
   onRefresh: () => void;
   onLogout: () => void;
 }
 
 /** 'Customer Dashboard - Manage your licenses and account', refresh, the customer and logout. */
-export function DashboardHeader({ customer, refreshing, live, onRefresh, onLogout }: DashboardHeaderProps) {
+export function DashboardHeader({
+  customer,
+  refreshing,
+  live,
+  connectionProblem,
+  onRefresh,
+  onLogout,
+}: DashboardHeaderProps) {
   return (
     <header className="flex flex-col gap-6 border-b border-border pb-6 md:flex-row md:items-center md:justify-between">
       <div>
@@ -27,7 +38,7 @@ export function DashboardHeader({ customer, refreshing, live, onRefresh, onLogou
         <p className="mt-1 text-sm text-fg-muted">Manage your licenses and account</p>
       </div>
       <div className="flex min-w-0 items-center gap-3">
-        {live && <LiveIndicator state={live} />}
+        {connectionProblem ? <ConnectionBadge problem={connectionProblem} /> : live && <LiveIndicator state={live} />}
         <button
           type="button"
           onClick={onRefresh}

@@ -1,21 +1,28 @@
 /**
  * /dashboard (client-only route): signed-in customers only; without a token the visitor goes to /login.
- * The portal's TanStack Query client is created here, so it ships in this route's chunk and public
- * pages never load it.
+ * The portal's root (its session and TanStack Query client) is created here, so it ships in this route's chunk
+ * and public pages never load it.
  */
-import { QueryClientProvider } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { useNavigate } from "react-router";
 import { useAuth } from "../../lib/auth";
-import { createPortalQueryClient } from "../../lib/query-client";
 import { readStoredToken } from "../../lib/token-storage";
+import { PortalRoot } from "../portal/portal-root";
 import { DashboardContent } from "./dashboard-content";
 import { DashboardLoading } from "./dashboard-states";
 
 export function DashboardPage() {
+  // The portal's root first: once a session ends on this page, it says so here instead of leaving for /login.
+  return (
+    <PortalRoot>
+      <DashboardGate />
+    </PortalRoot>
+  );
+}
+
+function DashboardGate() {
   const { user, loading } = useAuth();
   const navigate = useNavigate();
-  const [queryClient] = useState(createPortalQueryClient);
   const signedOut = !readStoredToken() || (!loading && !user);
 
   useEffect(() => {
@@ -30,9 +37,5 @@ export function DashboardPage() {
       </div>
     );
   }
-  return (
-    <QueryClientProvider client={queryClient}>
-      <DashboardContent />
-    </QueryClientProvider>
-  );
+  return <DashboardContent />;
 }

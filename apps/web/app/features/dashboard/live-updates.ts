@@ -9,6 +9,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { readStoredToken } from "../../lib/token-storage";
+import { confirmSessionEnded, probeServer, usePortalSession } from "../portal/portal-root";
 
 export const LIVE_EVENTS_PATH = "/api/customer/events";
 /** First pause before reconnecting; doubled after each failure, up to the maximum. */
@@ -27,6 +28,8 @@ export interface LiveHandlers {
   state(state: LiveState): void;
   /** The session has ended elsewhere: stop, and let the app find out. */
   signedOut(): void;
+  /** Whether the server answered the stream's request (any status), or did not answer at all. */
+  reached?(outcome: "answered" | "unreachable"): void;
 }
 
 type Outcome = "stop" | "failed" | "dropped-after-ready" | { retryAfterMs: number };
@@ -79,18 +82,30 @@ export async function followLiveEvents(handlers: LiveHandlers, signal: AbortSign
     const backoff = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (failures - 1));
     const asked = typeof outcome === "object" ? outcome.retryAfterMs * (1 + Math.random() * RETRY_AFTER_SPREAD) : 0;
     const pause = Math.max(backoff, asked);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, pause);
-      signal.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
+    await pauseBeforeReconnect(offline() ? Number.POSITIVE_INFINITY : pause, signal);
   }
+}
+
+function offline(): boolean {
+  return typeof navigator !== "undefined" && navigator.onLine === false;
+}
+
+/**
+ * Waits `ms` before the next attempt; offline, waits for the network instead, and the network's return ends any
+ * pause at once (the person is looking at a page that says it is reconnecting).
+ */
+function pauseBeforeReconnect(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      window.removeEventListener("online", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    window.addEventListener("online", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 async function readOnce(handlers: LiveHandlers, signal: AbortSignal, fetcher: typeof fetch): Promise<Outcome> {
@@ -99,6 +114,8 @@ async function readOnce(handlers: LiveHandlers, signal: AbortSignal, fetcher: ty
   const attempt = new AbortController();
   const stopAttempt = () => attempt.abort();
   signal.addEventListener("abort", stopAttempt, { once: true });
+  // A stream over a network that is gone stays silent rather than failing: drop it the moment the browser knows.
+  window.addEventListener("offline", stopAttempt);
   let silence: ReturnType<typeof setTimeout> | undefined;
   const heard = () => {
     clearTimeout(silence);
@@ -111,7 +128,12 @@ async function readOnce(handlers: LiveHandlers, signal: AbortSignal, fetcher: ty
       headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
       signal: attempt.signal,
       cache: "no-store",
+    }).catch((error: unknown) => {
+      if (!attempt.signal.aborted) handlers.reached?.("unreachable");
+      throw error;
     });
+    // A gateway's 502-504 is an instance that is down, not an answer from the service.
+    handlers.reached?.(response.status >= 502 && response.status <= 504 ? "unreachable" : "answered");
     if (response.status === 401) {
       handlers.signedOut();
       return "stop";
@@ -152,24 +174,35 @@ async function readOnce(handlers: LiveHandlers, signal: AbortSignal, fetcher: ty
   } finally {
     clearTimeout(silence);
     signal.removeEventListener("abort", stopAttempt);
+    window.removeEventListener("offline", stopAttempt);
   }
   return ready ? "dropped-after-ready" : "failed";
 }
 
-/** Follows the stream while mounted, re-reading every portal query on each notice; returns the stream's state. */
-export function useLiveUpdates(onSignedOut: () => void): LiveState {
+/**
+ * Follows the stream while mounted, re-reading every portal query on each notice; returns the stream's state. What
+ * it learns of the server and the session goes to the portal's session (decision 0055).
+ */
+export function useLiveUpdates(): LiveState {
   const queryClient = useQueryClient();
+  const { session } = usePortalSession();
   const [state, setState] = useState<LiveState>("connecting");
   useEffect(() => {
     const stop = new AbortController();
     void followLiveEvents(
-      { refresh: () => void queryClient.invalidateQueries(), state: setState, signedOut: onSignedOut },
+      {
+        refresh: () => void queryClient.invalidateQueries(),
+        state: setState,
+        signedOut: () => void confirmSessionEnded(session),
+        // The stream failing alone proves little (a proxy may refuse streams): the health probe decides.
+        reached: (outcome) => (outcome === "answered" ? session.noteOutcome(outcome) : void probeServer(session)),
+      },
       stop.signal,
     ).then(() => {
       // Stopped for good (signed out, or replaced by the customer's newer tabs): refresh on demand from here.
       if (!stop.signal.aborted) setState("paused");
     });
     return () => stop.abort();
-  }, [queryClient, onSignedOut]);
+  }, [queryClient, session]);
   return state;
 }

@@ -5,9 +5,10 @@
 import type { MachineAnalytics, MachineList } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import { ANALYTICS_WINDOW_DAYS } from "@flotilla/contracts/timings";
-import { queryOptions, useMutation, useQuery } from "@tanstack/react-query";
-import { del, get, HttpError, post, serverErrorMessage } from "../../lib/http";
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { del, get, HttpError, OfflineError, post, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
+import { usePortalMutation } from "../portal/use-portal-mutation";
 
 interface Answer<T> {
   success: boolean;
@@ -109,20 +110,20 @@ export function useMachineAnalytics(licenseKey: string, enabled: boolean) {
 }
 
 export function useRemoveMachine(licenseKey: string) {
-  return useMutation({ mutationFn: (machineId: string) => removeMachine(licenseKey, machineId) });
+  return usePortalMutation({ mutationFn: (machineId: string) => removeMachine(licenseKey, machineId) });
 }
 
 export function useRevokeMachine(licenseKey: string) {
-  return useMutation({ mutationFn: (machineId: string) => revokeMachine(licenseKey, machineId) });
+  return usePortalMutation({ mutationFn: (machineId: string) => revokeMachine(licenseKey, machineId) });
 }
 
 export function useRestoreMachine(licenseKey: string) {
-  return useMutation({ mutationFn: (machineId: string) => restoreMachine(licenseKey, machineId) });
+  return usePortalMutation({ mutationFn: (machineId: string) => restoreMachine(licenseKey, machineId) });
 }
 
 /** The server's `error`, our own message, or the fallback; transport wording is never shown. */
 export function deviceErrorMessage(error: unknown, fallback: string): string {
-  if (error instanceof HttpError) return serverErrorMessage(error, fallback);
+  if (error instanceof HttpError || error instanceof OfflineError) return serverErrorMessage(error, fallback);
   if (error instanceof DeviceRequestError) return error.message;
   return fallback;
 }

@@ -2,9 +2,9 @@
 import type { License } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import type { TierId } from "@flotilla/contracts/plans";
-import { useMutation } from "@tanstack/react-query";
-import { del, HttpError, post, put, serverErrorMessage } from "../../lib/http";
+import { del, HttpError, OfflineError, post, put, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
+import { usePortalMutation } from "../portal/use-portal-mutation";
 
 interface CreateLicenseAnswer {
   success: boolean;
@@ -26,12 +26,13 @@ export async function createLicense(tier: TierId): Promise<License> {
 }
 
 export function useCreateLicense() {
-  return useMutation({ mutationFn: createLicense });
+  return usePortalMutation({ mutationFn: createLicense });
 }
 
 /** Spec section 8: the server's `error` (e.g. the duplicate-license message), else 'Failed to create license'. */
 export function licenseErrorMessage(error: unknown): string {
-  if (error instanceof HttpError) return serverErrorMessage(error, MESSAGES.licenseCreateFailed);
+  if (error instanceof HttpError || error instanceof OfflineError)
+    return serverErrorMessage(error, MESSAGES.licenseCreateFailed);
   if (error instanceof LicenseRequestError) return error.message;
   return MESSAGES.licenseCreateFailed;
 }
@@ -81,20 +82,20 @@ export async function setOfflineFiles(licenseKey: string, allowed: boolean): Pro
 }
 
 export function useSetOfflineFiles(licenseKey: string) {
-  return useMutation({ mutationFn: (allowed: boolean) => setOfflineFiles(licenseKey, allowed) });
+  return usePortalMutation({ mutationFn: (allowed: boolean) => setOfflineFiles(licenseKey, allowed) });
 }
 
 export function useRotateLicenseKey() {
-  return useMutation({ mutationFn: rotateLicenseKey });
+  return usePortalMutation({ mutationFn: rotateLicenseKey });
 }
 
 export function useDismissRefusals() {
-  return useMutation({ mutationFn: dismissRefusals });
+  return usePortalMutation({ mutationFn: dismissRefusals });
 }
 
 /** The server's `error`, our own message, or `fallback`; transport wording is never shown. */
 export function licenseActionErrorMessage(error: unknown, fallback: string): string {
-  if (error instanceof HttpError) return serverErrorMessage(error, fallback);
+  if (error instanceof HttpError || error instanceof OfflineError) return serverErrorMessage(error, fallback);
   if (error instanceof LicenseRequestError) return error.message;
   return fallback;
 }

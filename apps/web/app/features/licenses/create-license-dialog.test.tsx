@@ -2,7 +2,7 @@ import { COMMUNITY_URL } from "@flotilla/contracts/brand";
 import type { License } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import { QueryClientProvider } from "@tanstack/react-query";
-import { render, screen, within } from "@testing-library/react";
+import { fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -120,21 +120,51 @@ describe("CreateLicenseDialog", () => {
     await vi.waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
   });
 
-  it("shows the duplicate-license message in a red banner and again in an amber one", async () => {
+  it("says a duplicate once, in one banner with the spec's words, and leaves the choice enabled", async () => {
     fetchMock.mockResolvedValue(json(409, { success: false, error: MESSAGES.duplicateLicense }));
     const { user, onCreated } = setup();
     await user.click(freeButton());
 
     const alert = await within(dialog()).findByRole("alert");
     expect(alert).toHaveTextContent(MESSAGES.duplicateLicense);
-    expect(alert.className).toContain("text-red-");
-    const copies = within(dialog()).getAllByText(MESSAGES.duplicateLicense);
-    expect(copies).toHaveLength(2);
-    const amber = copies.map((copy) => copy.closest("div.rounded-lg")!).find((box) => box !== alert);
-    expect(amber?.className).toContain("amber");
+    expect(within(dialog()).getAllByText(MESSAGES.duplicateLicense)).toHaveLength(1);
+    expect(within(dialog()).getAllByRole("alert")).toHaveLength(1);
     expect(onCreated).not.toHaveBeenCalled();
     expect(fetchMock).toHaveBeenCalledOnce();
     expect(freeButton()).toBeEnabled();
+  });
+
+  it("a double-click creates one license: one request, the dialog closes on its success, no failure is shown", async () => {
+    // The server would refuse a second request as a duplicate: it must never be sent.
+    let answer!: (response: Response) => void;
+    fetchMock
+      .mockImplementationOnce(() => new Promise<Response>((resolve) => (answer = resolve)))
+      .mockResolvedValue(json(409, { success: false, error: MESSAGES.duplicateLicense }));
+    const { onCreated } = setup();
+    // Two clicks as a real double-click delivers them: back to back, before anything re-renders.
+    const button = freeButton();
+    fireEvent.click(button);
+    fireEvent.click(button);
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    answer(json(201, { success: true, data: { license: LICENSE } }));
+
+    await vi.waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    expect(fetchMock).toHaveBeenCalledOnce();
+    expect(onCreated).toHaveBeenCalledExactlyOnceWith(LICENSE);
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
+
+  it("offline, says so at once and sends nothing; nothing is sent later when the network returns", async () => {
+    const online = vi.spyOn(navigator, "onLine", "get").mockReturnValue(false);
+    const { user } = setup();
+    await user.click(freeButton());
+    expect(await within(dialog()).findByRole("alert")).toHaveTextContent("You're offline");
+    expect(freeButton()).toBeEnabled();
+    online.mockReturnValue(true);
+    window.dispatchEvent(new Event("online"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fetchMock).not.toHaveBeenCalled();
   });
 
   it("starts clean when reopened after a failure", async () => {

@@ -28,7 +28,10 @@ export interface CreateLicenseDialogProps {
   onCreated: (license: License) => void;
 }
 
-/** Spec section 2, "Create Your License dialog": idle, creating, success (closes) or failure (red banner). */
+/**
+ * Spec section 2, "Create Your License dialog": idle, creating, success (closes) or failure (red banner). A
+ * double-click sends one request (usePortalMutation), so a success is never followed by a duplicate's refusal.
+ */
 export function CreateLicenseDialog({ open, onClose, onCreated }: CreateLicenseDialogProps) {
   const creation = useCreateLicense();
   const { reset } = creation;
@@ -55,13 +58,11 @@ export function CreateLicenseDialog({ open, onClose, onCreated }: CreateLicenseD
       <p className="mt-1 text-sm text-fg-muted">Choose a plan to get started. You can have one license per account.</p>
 
       {error && (
-        <div className="mt-5 space-y-3">
-          <Banner tone="error">{error}</Banner>
-          {error === MESSAGES.duplicateLicense && (
-            <Banner tone="warning" title="One license per customer">
-              {MESSAGES.duplicateLicense}
-            </Banner>
-          )}
+        <div className="mt-5">
+          {/* One banner, never two (issue 34; decision 0055 on the spec's "red banner, also amber banner"). */}
+          <Banner tone="error" title={error === MESSAGES.duplicateLicense ? "One license per customer" : undefined}>
+            {error}
+          </Banner>
         </div>
       )}
 
