@@ -19,6 +19,8 @@ export interface AuthContextValue {
   logout(): Promise<void>;
   /** Ends every session of this account (other browsers and devices too); throws when the server did not. */
   logoutEverywhere(): Promise<void>;
+  /** True while this tab is signing out everywhere: the end the portal hears meanwhile is its own doing. */
+  signingOutHere: boolean;
   updateUser(changes: Partial<AuthUser>): void;
   /**
    * The server ended the session of `token` (a 401): forget it here, without asking the server to end it again. A
@@ -93,12 +95,18 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
+  const [signingOutHere, setSigningOutHere] = useState(false);
   const logoutEverywhere = useCallback(async () => {
     const token = readStoredToken();
     if (token) {
       const { post } = await import("./http");
-      // Unlike logout, this one must reach the server: other sessions only end there.
-      await post("/api/auth/logout-all", undefined, { token });
+      setSigningOutHere(true);
+      try {
+        // Unlike logout, this one must reach the server: other sessions only end there.
+        await post("/api/auth/logout-all", undefined, { token });
+      } finally {
+        setSigningOutHere(false);
+      }
     }
     noteSignedOutEverywhere();
     clearStoredToken();
@@ -125,8 +133,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       logoutEverywhere,
       updateUser,
       forgetEndedSession,
+      signingOutHere,
     }),
-    [user, loading, login, logout, logoutEverywhere, updateUser, forgetEndedSession],
+    [user, loading, login, logout, logoutEverywhere, updateUser, forgetEndedSession, signingOutHere],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -25,7 +25,7 @@ export function PortalRoot({ children }: { children: ReactNode }) {
     return { session: created, queryClient: createPortalQueryClient(created), token: readStoredToken() };
   });
   const state = useSyncExternalStore(session.subscribe, session.get, session.get);
-  const { user, forgetEndedSession } = useAuth();
+  const { user, forgetEndedSession, signingOutHere } = useAuth();
   // A session that ends before it was ever confirmed on this page is a stale sign-in (spec: the token is removed
   // and the visitor signs in): the page's own gate sends them to /login. Only one that held says "ended".
   const [confirmed, setConfirmed] = useState(false);
@@ -48,12 +48,15 @@ export function PortalRoot({ children }: { children: ReactNode }) {
     return () => clearInterval(timer);
   }, [state.reachability, session]);
 
-  const ended = state.ended !== null && confirmed;
+  // Signing out everywhere from this tab ends this session too: that is the person's doing, not news to them.
+  const [endedByThisTab, setEndedByThisTab] = useState(false);
+  if (state.ended && signingOutHere && !endedByThisTab) setEndedByThisTab(true);
+  const ended = state.ended !== null && confirmed && !signingOutHere && !endedByThisTab;
   useEffect(() => {
     if (ended) forgetEndedSession(token);
   }, [ended, forgetEndedSession, token]);
 
-  if (state.ended && confirmed) return <SessionEnded reason={state.ended.reason} />;
+  if (state.ended && ended) return <SessionEnded reason={state.ended.reason} />;
   return (
     <PortalContext.Provider value={session}>
       <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
@@ -87,6 +90,7 @@ export async function probeServer(session: PortalSession): Promise<void> {
  * that the session is still good keeps it (the stream's notice was about another session of this browser).
  */
 export async function confirmSessionEnded(session: PortalSession): Promise<void> {
+  if (!readStoredToken()) return; // signed out in this tab: the page is already leaving
   try {
     await get("/api/auth/validate");
   } catch (error) {
