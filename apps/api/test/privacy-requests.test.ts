@@ -5,6 +5,12 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  PERSON_EXPORT_CATEGORIES,
+  PERSON_EXPORT_CATEGORY_KEYS,
+  PersonExportSchema,
+} from "@flotilla/contracts/person-export";
+import { KEPT_FOR, RETENTION, RETENTION_DAYS } from "@flotilla/contracts/retention";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERASED_GRANTER } from "../src/modules/admin/privacy";
@@ -127,9 +133,9 @@ describe("privacy requests", () => {
   it("export: one JSON document with every part, and no secrets", async () => {
     const response = await asAdmin("/api/admin/privacy/export", { email: " erin.erasable@example.com " });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.headers["content-disposition"]).toMatch(/attachment; filename="person-export-/);
-    const document = response.json();
-    expect(document.format).toBe("flotilla.person-export/1");
+    const exported = response.json();
+    const document = exported.data;
+    expect(exported.format).toBe("flotilla.person-export/2");
     expect(document.signups).toHaveLength(1);
     expect(document.signups[0]).toMatchObject({ name: NAME, role: "Tech Lead" });
     expect(document.newsletter_subscriptions).toHaveLength(1);
@@ -158,7 +164,7 @@ describe("privacy requests", () => {
     }
     expect(document.messages.some((m: { channel: string }) => m.channel === "email")).toBe(true);
     expect(document.messages.some((m: { channel: string }) => m.channel === "webhook")).toBe(true);
-    expect(document.audit_log_note).toMatch(/append-only/);
+    expect(exported.audit_log_note).toMatch(/append-only/);
 
     // No secrets: no license key in clear, no token or its hash, no browser binding.
     const [session] = await rows(
@@ -169,9 +175,98 @@ describe("privacy requests", () => {
     expect(response.body).not.toContain(String(session!.token_hash));
     expect(response.body).not.toMatch(/token_hash|browser_hash|license_key"/);
 
-    const [exported] = await rows(sql`select * from audit_events where type = 'person.exported'`);
-    expect(exported).toMatchObject({ actor_type: "admin", actor_id: adminId, customer_id: person.customer.id });
-    expect(JSON.stringify(exported).toLowerCase()).not.toContain(EMAIL.toLowerCase());
+    const [recorded] = await rows(sql`select * from audit_events where type = 'person.exported'`);
+    expect(recorded).toMatchObject({ actor_type: "admin", actor_id: adminId, customer_id: person.customer.id });
+    expect(JSON.stringify(recorded).toLowerCase()).not.toContain(EMAIL.toLowerCase());
+  });
+
+  it("export: a file a person can read — pretty-printed, named, and opening with a summary of every kind of data", async () => {
+    const response = await asAdmin("/api/admin/privacy/export", { email: EMAIL });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(response.headers["content-disposition"]).toMatch(
+      /^attachment; filename="flotilla-personal-data-\d{4}-\d{2}-\d{2}\.json"$/,
+    );
+    expect(response.headers["cache-control"]).toBe("no-store");
+    // Pretty-printed: one key a line, two-space indents, a final newline; and the same JSON for a program.
+    expect(response.body.startsWith('{\n  "format": "flotilla.person-export/2",\n  "generated_at": ')).toBe(true);
+    expect(response.body.endsWith("}\n")).toBe(true);
+    expect(response.body.split("\n").length).toBeGreaterThan(300);
+    const document = response.json();
+    expect(PersonExportSchema.parse(document)).toEqual(document);
+    // The summary comes first, the data after it.
+    expect(Object.keys(document)).toEqual([
+      "format",
+      "generated_at",
+      "email",
+      "about",
+      "summary",
+      "audit_log_note",
+      "data",
+    ]);
+    expect(document.about).toContain(EMAIL.toLowerCase());
+    expect(document.about).toMatch(/what we hold, where it came from, how long we keep it/);
+
+    // One entry per kind of data, with what we hold, where it came from, how long we keep it — the policy's and the
+    // retention job's own numbers — how many records there are and where they are.
+    const summary = document.summary as {
+      category: string;
+      records: number;
+      what_we_hold: string;
+      where_it_came_from: string;
+      how_long_we_keep_it: string;
+      data: string[];
+    }[];
+    expect(summary.map((entry) => entry.category)).toEqual(
+      PERSON_EXPORT_CATEGORY_KEYS.map((key) => PERSON_EXPORT_CATEGORIES[key].category),
+    );
+    for (const entry of summary) {
+      expect(entry.what_we_hold.length, entry.category).toBeGreaterThan(20);
+      expect(entry.where_it_came_from.length, entry.category).toBeGreaterThan(20);
+      expect(Object.values(KEPT_FOR), entry.category).toContain(entry.how_long_we_keep_it);
+      for (const path of entry.data) expect(path, entry.category).toMatch(/^data\./);
+    }
+    const of = (category: string) => summary.find((entry) => entry.category === category)!;
+    expect(of("Sign-in sessions").how_long_we_keep_it).toBe(
+      `Until they end, then ${RETENTION_DAYS.endedSessions} days`,
+    );
+    expect(RETENTION.endedSessionMs).toBe(RETENTION_DAYS.endedSessions * 86_400_000);
+    expect(of("Validation attempts").how_long_we_keep_it).toMatch(
+      new RegExp(`^${RETENTION_DAYS.validationAttempts} days`),
+    );
+    expect(RETENTION.validationRollupMs).toBe(RETENTION_DAYS.validationAttempts * 86_400_000);
+    expect(of("Device activations and releases").how_long_we_keep_it).toBe(`${RETENTION_DAYS.machineEvents} days`);
+    expect(of("Emails and webhook messages about you").how_long_we_keep_it).toBe(
+      `${RETENTION_DAYS.deliveredMessages} days after delivery`,
+    );
+    // Each count is what the data holds, found by following the entry's paths.
+    const follow = (path: string): unknown[] =>
+      path
+        .replace(/^data\./, "")
+        .split(".")
+        .reduce<unknown[]>(
+          (found, step) =>
+            found.flatMap((node) => {
+              const value = (node as Record<string, unknown>)[step.replace("[]", "")];
+              return step.endsWith("[]") ? (value as unknown[]) : [value];
+            }),
+          [document.data],
+        )
+        .flatMap((value) => value as unknown[]);
+    for (const entry of summary) {
+      const records = entry.data.reduce((total, path) => total + follow(path).length, 0);
+      expect(records, entry.category).toBe(entry.records);
+    }
+    expect(of("Account").records).toBe(1);
+    expect(of("Licenses").records).toBe(1);
+    // 3 bound, 1 removed, 1 revoked license file (erin-leaked), and any refused.
+    expect(of("Devices").records).toBeGreaterThanOrEqual(5);
+    expect(of("Usage reports and daily usage").records).toBeGreaterThanOrEqual(2);
+    expect(of("Sign-in sessions").records).toBeGreaterThanOrEqual(2);
+    expect(of("Early-access signup answers").records).toBe(1);
+    // No secrets here either.
+    expect(response.body).not.toContain(key);
+    expect(response.body).not.toMatch(/token_hash|browser_hash|license_key"/);
   });
 
   it("only admins; an unknown address is a 404; the reason may not name the person; an admin is not erased", async () => {
@@ -204,9 +299,22 @@ describe("privacy requests", () => {
     expect(data.erased.dev_mail).toBeGreaterThan(0);
     expect(data.audit_events_kept).toBeGreaterThan(0);
 
-    expect(await tablesHolding(EMAIL)).toEqual([]);
+    // Only the erasure's notice, waiting in the outbox, holds the address (decision 0056); nothing holds the name.
+    expect(await tablesHolding(EMAIL)).toEqual(["outbox.payload"]);
     expect(await tablesHolding(NAME)).toEqual([]);
     expect(await tablesHolding(key)).toEqual([]);
+    const notices = await rows(sql`select event_id, channel, payload from outbox where payload->>'to' ilike ${EMAIL}`);
+    expect(notices).toEqual([
+      {
+        event_id: data.erasure_id,
+        channel: "email",
+        payload: {
+          template: "person.erased",
+          to: EMAIL.toLowerCase(),
+          data: { target: { type: "erasure", id: expect.any(String) }, before: null, after: expect.any(Object) },
+        },
+      },
+    ]);
 
     // Seats: no machine of theirs holds a slot, nothing of the license is left; the key no longer validates.
     for (const table of [
@@ -251,6 +359,33 @@ describe("privacy requests", () => {
     ).toBe(200);
     // A second erasure finds nobody.
     expect((await asAdmin("/api/admin/privacy/erase", { email: EMAIL, reason: "again" })).statusCode).toBe(404);
+  });
+
+  it("the erasure notice: sent to the address, saying what went, what stays and what signing in again does; then forgotten", async () => {
+    const [erasure] = await rows(sql`select id from audit_events where type = 'person.erased' order by seq limit 1`);
+    await app.outbox.runOnce();
+    // Delivered (here to the development mail store, which stands in for their mailbox): the outbox row is gone.
+    expect(await rows(sql`select 1 from outbox where payload->>'template' = 'person.erased'`)).toEqual([]);
+    const [mail] = await rows(
+      sql`select recipient, subject, text, html from dev_mail where event_id = ${String(erasure!.id)}`,
+    );
+    expect(mail).toMatchObject({ recipient: EMAIL.toLowerCase(), subject: "Your Flotilla data has been erased" });
+    const text = String(mail!.text);
+    expect(text).toContain(
+      "We have erased what we held about this email address: your early-access answers, your newsletter subscription, your account, your license and the 3 devices activated with it, their usage and validation counts, your sign-in sessions and the emails and webhook messages about you.",
+    );
+    expect(text).toContain("Your license stopped working on every device at once, and you were signed out everywhere.");
+    expect(text).toMatch(/audit log records past changes and this erasure/);
+    expect(text).toMatch(/never by email address or name/);
+    expect(text).toContain(
+      "If you sign in to Flotilla again, we create a new, empty account: your earlier licenses, devices and usage do not come back.",
+    );
+    expect(text).toContain(`Reference: ${String(erasure!.id)}.`);
+    expect(text).toMatch(/\/privacy\n/);
+    expect(text).not.toContain(NAME);
+    expect(String(mail!.html)).toContain("new, empty account");
+    // What holds the address now is that mailbox alone (kept RETENTION.devMailMs, and only without SMTP_URL).
+    expect(await tablesHolding(EMAIL)).toEqual(["dev_mail.recipient"]);
   });
 
   it("an erasure racing validations, heartbeats and checkouts: every answer is clean, and no device keeps a slot", async () => {
@@ -367,7 +502,7 @@ describe("a privacy request reaches only the person", () => {
     const others = await othersRecords();
     const response = await asAdmin("/api/admin/privacy/export", { email: ANN });
     expect(response.statusCode, response.body).toBe(200);
-    const document = response.json();
+    const document = response.json().data;
     const listed = document.messages.map((message: { id: string }) => message.id);
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.filter((id: string) => others.outbox.includes(id))).toEqual([]);
@@ -404,7 +539,10 @@ describe("a privacy request reaches only the person", () => {
     // Hers are gone, sign-in records included.
     expect(after.filter((record) => record.accountId === annSubject || record.email === ANN)).toEqual([]);
     expect(await rows(sql`select 1 from dev_mail where lower(recipient) = ${ANN}`)).toEqual([]);
-    expect(await rows(sql`select 1 from outbox where lower(payload->>'to') = ${ANN}`)).toEqual([]);
+    // Of the mail to her address, only the erasure's notice waits to be sent.
+    expect(
+      await rows(sql`select payload->>'template' as template from outbox where lower(payload->>'to') = ${ANN}`),
+    ).toEqual([{ template: "person.erased" }]);
     for (const email of OTHERS) {
       const signedIn = await app.inject({ url: "/api/auth/profile", headers: bearer(people.get(email)!.token) });
       expect(signedIn.statusCode, email).toBe(200);

@@ -369,27 +369,7 @@ export const ErasePersonSchema = PersonRequestSchema.extend({ reason });
 /** What the audit log keeps after an erasure, and why: said in every export and erasure answer. */
 export const AUDIT_LOG_NOTE = `The audit log is append-only: it records every change for security and to show that requests like this one were honoured. It names people, staff included, by internal ids (customer, signup, subscriber, license, machine, admin grant), never by email address or name, and keeps of each change ${AUDIT_NETWORK_TEXT}; after an erasure, nothing links those ids to a person.`;
 
-const row = z.record(z.string(), z.unknown());
-/** One JSON document with everything the service holds about a person; no secrets (token hashes, keys in clear). */
-export const PersonExportSchema = z.object({
-  format: z.literal("flotilla.person-export/1"),
-  generated_at: z.string(),
-  email: z.string(),
-  signups: z.array(row),
-  newsletter_subscriptions: z.array(row),
-  customers: z.array(
-    row.and(
-      z.object({
-        licenses: z.array(row),
-        sessions: z.array(row),
-      }),
-    ),
-  ),
-  audit_events: z.array(row),
-  messages: z.array(row),
-  audit_log_note: z.string(),
-});
-export type PersonExport = z.infer<typeof PersonExportSchema>;
+/** The export itself (its summary and data) is in person-export.ts. */
 
 export const PersonErasureSchema = z.object({
   success: z.literal(true),

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ApiErrorSchema } from "./api-errors";
+import { SESSION_END_REASONS } from "./session-end";
 
 /** A signed-in customer as the web app sees it (spec section 3: name and avatar_url are read). */
 export const CustomerSchema = z.object({
@@ -66,6 +68,17 @@ export const LogoutEverywhereResponseSchema = z.object({
 
 // Zod-free, so the portal can read a 401's reason without shipping schemas.
 export { SESSION_END_REASONS, type SessionEndReason } from "./session-end";
+export const SessionEndReasonSchema = z.enum(SESSION_END_REASONS);
+
+/**
+ * A 401's body: the error, and — for INVALID_SESSION, when the server knows it — why the session ended (decision
+ * 0056). Only a token that really was a session gets a reason; an unknown one gets none.
+ */
+export const SessionRefusalSchema = ApiErrorSchema.extend({
+  reason: SessionEndReasonSchema.optional().describe(
+    "Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.",
+  ),
+});
 
 /** Server-side messages of the sign-in endpoints. */
 export const AUTH_ERRORS = {

@@ -23,6 +23,8 @@ export const RETENTION_DAYS = {
   devMail: 7,
   /** A privacy request (export or erasure) is answered within this many days. */
   privacyRequestAnswer: 30,
+  /** Backups hold erased data until they roll over, within this many days of the erasure. */
+  backupsRollOver: 30,
 } as const;
 
 export const RETENTION = {
@@ -58,31 +60,44 @@ export const AUDIT_NETWORK_TEXT = `the network it came from (the first ${AUDIT_A
 const days = (n: number) => `${n} days`;
 
 /**
+ * How long each kind of data is kept, in the words people read: the privacy policy's retention table and every
+ * privacy export's summary (person-export.ts) say the same, from the numbers above.
+ */
+export const KEPT_FOR = {
+  signups: "Until the early-access programme ends, or until you ask us to delete them",
+  newsletter:
+    "Until you ask us to delete it; after an unsubscribe we keep a minimal record so we don't email you again",
+  account: "While your account exists, or until you ask us to delete it",
+  licenses: "While your account exists, or until you ask us to delete them",
+  sessions: `Until they end, then ${days(RETENTION_DAYS.endedSessions)}`,
+  validations: `${days(RETENTION_DAYS.validationAttempts)}, counted per day, license, device and result; then deleted`,
+  usage: `${days(RETENTION_DAYS.usageReports)}; daily counts are then reduced to monthly totals per feature, kept while the license exists`,
+  deviceEvents: days(RETENTION_DAYS.machineEvents),
+  messages: `${days(RETENTION_DAYS.deliveredMessages)} after delivery`,
+  auditLog: `Kept, to keep the Service secure and meet legal obligations. It names you, and our staff, by internal numbers, never by email address or name, and keeps of each change ${AUDIT_NETWORK_TEXT}`,
+  erasedSessions:
+    "Until the session would have ended at the latest, so that a browser still signed in can be told the account was erased; then deleted",
+  supportEmails: "Up to 24 months after the conversation ends",
+} as const;
+
+/**
  * The privacy policy's retention table, from the numbers above: what the service keeps, and for how long. Rows kept
  * "until you ask" are removed by an erasure (the admin's privacy request, decision 0046).
  */
 export const RETENTION_POLICY_ROWS: readonly (readonly [data: string, keptFor: string])[] = [
-  ["Early-access signup answers", "Until the early-access programme ends, or until you ask us to delete them"],
+  ["Early-access signup answers", KEPT_FOR.signups],
+  ["Newsletter subscription", KEPT_FOR.newsletter],
+  ["Account data", KEPT_FOR.account],
+  ["Licenses and device records", KEPT_FOR.licenses],
+  ["Sign-in sessions", KEPT_FOR.sessions],
+  ["Validation attempts", KEPT_FOR.validations],
+  ["Usage reports", KEPT_FOR.usage],
+  ["Device activations and releases", KEPT_FOR.deviceEvents],
+  ["Emails we sent you, and webhook messages about you", KEPT_FOR.messages],
+  ["Audit log of changes to your account and licenses", KEPT_FOR.auditLog],
   [
-    "Newsletter subscription",
-    "Until you ask us to delete it; after an unsubscribe we keep a minimal record so we don't email you again",
+    "After an erasure: a fingerprint (hash) of each sign-in session it ended, with no address or name",
+    KEPT_FOR.erasedSessions,
   ],
-  ["Account data", "While your account exists, or until you ask us to delete it"],
-  ["Licenses and device records", "While your account exists, or until you ask us to delete them"],
-  ["Sign-in sessions", `Until they end, then ${days(RETENTION_DAYS.endedSessions)}`],
-  [
-    "Validation attempts",
-    `${days(RETENTION_DAYS.validationAttempts)}, counted per day, license, device and result; then deleted`,
-  ],
-  [
-    "Usage reports",
-    `${days(RETENTION_DAYS.usageReports)}; daily counts are then reduced to monthly totals per feature, kept while the license exists`,
-  ],
-  ["Device activations and releases", days(RETENTION_DAYS.machineEvents)],
-  ["Emails we sent you, and webhook messages about you", `${days(RETENTION_DAYS.deliveredMessages)} after delivery`],
-  [
-    "Audit log of changes to your account and licenses",
-    `Kept, to keep the Service secure and meet legal obligations. It names you, and our staff, by internal numbers, never by email address or name, and keeps of each change ${AUDIT_NETWORK_TEXT}`,
-  ],
-  ["Support emails", "Up to 24 months after the conversation ends"],
+  ["Support emails", KEPT_FOR.supportEmails],
 ];

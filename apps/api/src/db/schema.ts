@@ -113,6 +113,20 @@ export const sessions = pgTable(
 );
 
 /**
+ * Sessions an erasure ended (decision 0056): only the token's SHA-256 and when the session would have ended at the
+ * latest — no customer, no address — so a browser still holding the token is told `account_erased` rather than
+ * nothing. The retention job deletes a row once `ends_at` has passed.
+ */
+export const erasedSessions = pgTable(
+  "erased_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [index("erased_sessions_ends_at_idx").on(table.endsAt)],
+);
+
+/**
  * One sign-in attempt between "send me to the provider" and the callback: the server-generated state
  * (stored hashed), PKCE verifier, nonce and sanitised return path. Short-lived and single use.
  */

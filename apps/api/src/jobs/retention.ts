@@ -70,6 +70,11 @@ export async function applyRetention(tx: Database, now: Date): Promise<Record<st
       sql`least(expires_at, absolute_expires_at, coalesce(revoked_at, 'infinity')) < ${before(RETENTION.endedSessionMs)}::timestamptz`,
     ),
   );
+  // An erasure's tombstones (decision 0056): kept until the session would have ended at the latest, no longer.
+  result.erased_sessions = await drain(
+    tx,
+    deleteBatch("erased_sessions", sql`ends_at < ${now.toISOString()}::timestamptz`),
+  );
   result.validation_rollups = await drain(
     tx,
     deleteBatch(

@@ -10,6 +10,7 @@
 import { createHmac } from "node:crypto";
 import { BRAND, LEGAL_ENTITY } from "@flotilla/contracts/brand";
 import type { EventType } from "@flotilla/contracts/events";
+import { RETENTION_DAYS } from "@flotilla/contracts/retention";
 
 export interface MailJob {
   template: EventType;
@@ -30,7 +31,20 @@ export interface MailContext {
 }
 
 type Fields = Record<string, unknown>;
-type Template = (data: MailJob["data"], context: MailContext) => RenderedMail;
+/** `eventId`: the event the mail reports (its audit row), which a mail may quote as a reference. */
+type Template = (data: MailJob["data"], context: MailContext, eventId: string | null) => RenderedMail;
+
+/**
+ * Mails whose outbox row is deleted as soon as it is delivered or given up, rather than kept with the others
+ * (RETENTION.finishedOutboxMs): the erasure notice goes to an address the service has just forgotten, and its row is
+ * the last thing that holds it (decision 0056). Until then — seconds, or the retry window if the mail server is down —
+ * the row holds the address to deliver to, and a later request about the address finds it.
+ */
+export const MAIL_FORGOTTEN_ONCE_SENT: ReadonlySet<EventType> = new Set<EventType>(["person.erased"]);
+
+export function forgottenOnceSent(job: Pick<MailJob, "template">): boolean {
+  return MAIL_FORGOTTEN_ONCE_SENT.has(job.template);
+}
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -69,6 +83,34 @@ function listUnsubscribe(context: MailContext, subscriberId: unknown): Record<st
 
 const str = (value: unknown, fallback = "") =>
   typeof value === "string" || typeof value === "number" ? String(value) : fallback;
+
+const count = (value: unknown) => (typeof value === "number" && Number.isInteger(value) && value > 0 ? value : 0);
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** "a", "a and b", "a, b and c". */
+function listed(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** What an erasure deleted, from its counts (the person.erased event's `after`), in words. */
+function erasedParts(after: Fields): string[] {
+  const licenses = count(after.licenses);
+  const machines = count(after.machines);
+  const accounts = count(after.customers);
+  return [
+    ...(count(after.signups) > 0 ? ["your early-access answers"] : []),
+    ...(count(after.newsletter_subscriptions) > 0 ? ["your newsletter subscription"] : []),
+    ...(accounts > 0 ? [accounts === 1 ? "your account" : `your ${accounts} accounts`] : []),
+    ...(licenses > 0
+      ? [
+          `${licenses === 1 ? "your license" : `your ${licenses} licenses`}${machines > 0 ? ` and the ${plural(machines, "device")} activated with ${licenses === 1 ? "it" : "them"}` : ""}`,
+          "their usage and validation counts",
+        ]
+      : []),
+    ...(count(after.sessions_revoked) > 0 ? ["your sign-in sessions"] : []),
+    ...(count(after.messages) + count(after.dev_mail) > 0 ? ["the emails and webhook messages about you"] : []),
+  ];
+}
 
 /** What Node.js reports as `${process.platform}-${process.arch}` (the SDK's default): a device's platform, if one. */
 const NODE_PLATFORM =
@@ -120,6 +162,26 @@ export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
       `${context.publicOrigin}/dashboard`,
     ]);
   },
+  "person.erased": (data, context, eventId) => {
+    // Counts only (decision 0056): the person's data is gone, and this mail is deleted once sent.
+    const after = (data.after ?? {}) as Fields;
+    const parts = erasedParts(after);
+    const stopped =
+      count(after.licenses) === 0
+        ? null
+        : `${count(after.licenses) === 1 ? "Your license" : "Your licenses"} stopped working on every device at once`;
+    const signedOut = count(after.sessions_revoked) > 0 ? "signed out everywhere" : null;
+    const atOnce = stopped && signedOut ? `${stopped}, and you were ${signedOut}.` : stopped ? `${stopped}.` : null;
+    return compose(`Your ${BRAND.name} data has been erased`, [
+      "Hello,",
+      `We have erased what we held about this email address${parts.length > 0 ? `: ${listed(parts)}` : ""}.`,
+      ...(atOnce ? [atOnce] : signedOut ? [`You were ${signedOut}.`] : []),
+      `What we keep: our audit log records past changes and this erasure, to keep the service secure and to show that we honoured the request. It names people by internal numbers only, never by email address or name, and nothing links those numbers to you any more. Copies in our backups disappear as they roll over, within ${RETENTION_DAYS.backupsRollOver} days.`,
+      `If you sign in to ${BRAND.name} again, we create a new, empty account: your earlier licenses, devices and usage do not come back.`,
+      `${eventId ? `Reference: ${eventId}. Quote it if you write to us at ${BRAND.supportEmail}. ` : ""}We do not keep this email once it is sent. Our privacy policy says what we hold and for how long:`,
+      `${context.publicOrigin}/privacy`,
+    ]);
+  },
   "license.machine_limit_reached": (data, context) => {
     const after = (data.after ?? {}) as Fields;
     // The device's name, id and platform are whatever a holder of the key sent: only a platform from the fixed set
@@ -133,8 +195,8 @@ export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
   },
 };
 
-export function renderMail(job: MailJob, context: MailContext): RenderedMail {
+export function renderMail(job: MailJob, context: MailContext, eventId: string | null = null): RenderedMail {
   const template = MAIL_TEMPLATES[job.template];
   if (!template) throw new Error(`no mail template for ${job.template}`);
-  return template(job.data, context);
+  return template(job.data, context, eventId);
 }

@@ -18,9 +18,10 @@ import { outbox, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { Resolve, UrlPolicy } from "../lib/net-guard";
 import { isPeerUnavailable } from "../lib/peer-waits";
 import { decryptSecret } from "../lib/secrets";
+import { auditText } from "../modules/events/pseudonymous";
 import { recordEvent } from "../modules/events/record";
 import type { MailSender } from "./mail";
-import { type MailContext, type MailJob, renderMail } from "./mail-templates";
+import { forgottenOnceSent, type MailContext, type MailJob, renderMail } from "./mail-templates";
 import { sendWebhook } from "./webhooks";
 
 const MINUTE_MS = 60_000;
@@ -226,7 +227,7 @@ export class OutboxRunner {
   private async deliver(row: ClaimedRow, now: Date): Promise<Delivery> {
     if (row.channel === "email") {
       const job = row.payload as MailJob;
-      await this.options.mail.send(row.event_id, job.to, renderMail(job, this.options.mailContext));
+      await this.options.mail.send(row.event_id, job.to, renderMail(job, this.options.mailContext, row.event_id));
       return { ok: true, error: null, sent: true };
     }
     let endpoint: typeof webhookEndpoints.$inferSelect | undefined;
@@ -283,6 +284,27 @@ export class OutboxRunner {
         .where(ours);
       return;
     }
+    // A failure is the last when the next try would fall outside the retry window, or cannot succeed.
+    const next = delivery.ok ? null : new Date(now.getTime() + retryDelayMs(row.attempts, this.options.random));
+    const age = now.getTime() - new Date(row.created_at).getTime();
+    const lastTry =
+      next !== null &&
+      (age + (next.getTime() - now.getTime()) > OUTBOX_RETRY.windowMs || delivery.error === "endpoint deleted");
+    // A mail kept only until it is sent (the erasure notice, decision 0056): delivered or given up, its row goes.
+    const forget = row.channel === "email" && forgottenOnceSent(row.payload as MailJob);
+    if (forget && (delivery.ok || lastTry)) {
+      if (delivery.ok) outcome.delivered += 1;
+      else outcome.dead += 1;
+      const [gone] = await this.db.delete(outbox).where(ours).returning({ id: outbox.id });
+      if (gone && !delivery.ok) {
+        // Its error may quote the address the mail was for: the log keeps it without.
+        this.options.log.error(
+          { outboxId: row.id, channel: row.channel, error: auditText(delivery.error) },
+          "outbox delivery given up",
+        );
+      }
+      return;
+    }
     if (delivery.ok) {
       outcome.delivered += 1;
       await this.db.transaction(async (tx) => {
@@ -294,9 +316,7 @@ export class OutboxRunner {
       });
       return;
     }
-    const age = now.getTime() - new Date(row.created_at).getTime();
-    const next = new Date(now.getTime() + retryDelayMs(row.attempts, this.options.random));
-    if (age + (next.getTime() - now.getTime()) <= OUTBOX_RETRY.windowMs && delivery.error !== "endpoint deleted") {
+    if (next && !lastTry) {
       outcome.retrying += 1;
       await this.db.transaction(async (tx) => {
         if (delivery.record) await tx.insert(webhookDeliveries).values(delivery.record);

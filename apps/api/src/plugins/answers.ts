@@ -20,6 +20,7 @@
  * tests fail when a route answers a status it does not declare (test/setup/declared-answers.ts).
  */
 import { ApiErrorSchema, ERROR_CODES } from "@flotilla/contracts/api-errors";
+import { SessionRefusalSchema } from "@flotilla/contracts/auth";
 import type { z } from "zod";
 
 /** A status's meaning for this operation, or its meaning with a body of a shape of its own. */
@@ -67,8 +68,20 @@ export function otherFailureStatuses(schema: unknown): readonly number[] {
 
 /** The response schemas `refusals()` declares, typed: the reply types of the route's handler stay exact. */
 export type Refusals<M> = {
-  [Status in keyof M]: M[Status] extends { schema: infer Schema } ? Schema : typeof ApiErrorSchema;
+  [Status in keyof M]: M[Status] extends { schema: infer Schema }
+    ? Schema
+    : Status extends 401
+      ? typeof SessionRefusalSchema
+      : typeof ApiErrorSchema;
 } & { default: typeof ApiErrorSchema };
+
+/**
+ * The body a status's refusal has unless it names its own: a 401 may say why the session ended (`reason`, decision
+ * 0056), every other status is the plain error.
+ */
+function refusalSchema(status: number): z.ZodType {
+  return status === 401 ? SessionRefusalSchema : ApiErrorSchema;
+}
 
 export function refusals<const M extends Readonly<Record<number, Refusal>>>(
   meanings: M,
@@ -88,7 +101,8 @@ export function refusals<const M extends Readonly<Record<number, Refusal>>>(
   );
   const declared: Record<number | "default", z.ZodType> = { default: fallback };
   for (const [status, refusal] of Object.entries(meanings)) {
-    const { meaning, schema } = typeof refusal === "string" ? { meaning: refusal, schema: ApiErrorSchema } : refusal;
+    const { meaning, schema } =
+      typeof refusal === "string" ? { meaning: refusal, schema: refusalSchema(Number(status)) } : refusal;
     // A status declared here replaces `default` for it: its description keeps the generic meaning too.
     const generic = applies.find((failure) => failure.status === Number(status));
     declared[Number(status)] = schema.describe(generic ? `${meaning} Or ${generic.meaning}` : meaning);

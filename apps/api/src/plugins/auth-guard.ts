@@ -3,8 +3,12 @@
  * 401 `{success:false,error}` for a missing, unknown, expired or revoked token, and otherwise puts the
  * session on `request.session`. Not onRequest: the rate limit (an onRequest hook added after the route's own)
  * must count a request before the guard can answer it, or anonymous probes would never be limited.
+ *
+ * An INVALID_SESSION answer carries `reason` (signed_out, expired, account_erased) when the token really was a
+ * session and the service knows how it ended (decisions 0055, 0056); a token it never issued gets none. The lookup
+ * runs only on this failure path: a live session costs nothing more.
  */
-import { AUTH_ERRORS } from "@flotilla/contracts/auth";
+import { AUTH_ERRORS, type SessionEndReason } from "@flotilla/contracts/auth";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AuthenticatedSession, AuthService } from "../modules/auth/service";
 
@@ -21,6 +25,19 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/** 401 INVALID_SESSION, with why the session ended when that is known. */
+export function invalidSession(reply: FastifyReply, reason: SessionEndReason | null) {
+  return reply
+    .code(401)
+    .header("www-authenticate", 'Bearer realm="api", error="invalid_token"')
+    .send({
+      success: false,
+      error: AUTH_ERRORS.invalidSession,
+      code: "INVALID_SESSION",
+      ...(reason ? { reason } : {}),
+    });
+}
+
 export function requireSession(auth: AuthService) {
   return async function sessionGuard(request: FastifyRequest, reply: FastifyReply) {
     const token = bearerToken(request);
@@ -31,12 +48,7 @@ export function requireSession(auth: AuthService) {
         .send({ success: false, error: AUTH_ERRORS.missingToken, code: "UNAUTHENTICATED" });
     }
     const session = await auth.authenticate(token);
-    if (!session) {
-      return reply
-        .code(401)
-        .header("www-authenticate", 'Bearer realm="api", error="invalid_token"')
-        .send({ success: false, error: AUTH_ERRORS.invalidSession, code: "INVALID_SESSION" });
-    }
+    if (!session) return invalidSession(reply, await auth.endReason(token));
     request.session = session;
   };
 }

@@ -270,7 +270,7 @@ export interface paths {
         };
         /**
          * Live notices of changes to the customer's licenses (server-sent events)
-         * @description A `text/event-stream` (send `Accept: text/event-stream`; anything else is 406). Events: `ready` on every connection and `resync` after a gap in the service's change channel (re-read everything), `license` with `{"license_ids": [...]}` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over 100 ms (re-read those licenses through the usual endpoints: the stream carries no data), and `signed-out` (as soon as the session ends: signed out anywhere, ended by an admin or an erasure, or expired), `replaced` (the customer opened more than 5 streams across the service: the oldest goes) or `closing` (the instance is shutting down) before it ends. A comment every 15 s keeps proxies from closing it.
+         * @description A `text/event-stream` (send `Accept: text/event-stream`; anything else is 406). Events: `ready` on every connection and `resync` after a gap in the service's change channel (re-read everything), `license` with `{"license_ids": [...]}` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over 100 ms (re-read those licenses through the usual endpoints: the stream carries no data), and `signed-out` (as soon as the session ends: signed out anywhere, ended by an admin or an erasure, or expired; its data says why when the service knows, `{"reason": "signed_out" | "expired" | "account_erased"}`, as a 401's `reason` does), `replaced` (the customer opened more than 5 streams across the service: the oldest goes) or `closing` (the instance is shutting down) before it ends. A comment every 15 s keeps proxies from closing it.
          */
         get: operations["streamCustomerEvents"];
         put?: never;
@@ -1039,7 +1039,7 @@ export interface paths {
         put?: never;
         /**
          * Export a person: everything the service holds about an email address, as one JSON document
-         * @description Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them (matched by their ids and exact address, never by text search). An audit event shows its actor's id and network only where the person acted themselves. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.
+         * @description A pretty-printed JSON file (`flotilla.person-export/2`, sent as an attachment) that opens with `about` and a `summary`: for each kind of data, what we hold, where it came from, how long we keep it (the retention job's own periods), how many records there are and where they are under `data`. `data` holds signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them (matched by their ids and exact address, never by text search). An audit event shows its actor's id and network only where the person acted themselves. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.
          */
         post: operations["adminExportPerson"];
         delete?: never;
@@ -1059,7 +1059,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a person: delete their signups, subscription, accounts, licenses, devices, sessions and messages (reason required)
-         * @description One transaction: each license is deleted under its seat lock, so their devices lose their slots at once; their sessions end; mail and webhook messages about them go. The append-only audit log keeps its rows, which name people by id only, and records person.erased with counts and the reason — which may not contain the address or name.
+         * @description One transaction: each license is deleted under its seat lock, so their devices lose their slots at once; their sessions end (a token of one of them then answers 401 with `reason: account_erased` until the session would have ended); mail and webhook messages about them go. The append-only audit log keeps its rows, which name people by id only, and records person.erased with counts and the reason — which may not contain the address or name. A notice goes to the address (through the outbox): what was erased, what is kept, and that signing in again creates a new, empty account; its outbox row is deleted once the mail is sent or given up.
          */
         post: operations["adminErasePerson"];
         delete?: never;
@@ -1981,7 +1981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. TOKEN_NOT_FROM_THIS_BROWSER: the session was started in another browser. */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended (`reason` says why, when the service knows). TOKEN_NOT_FROM_THIS_BROWSER: the session was started in another browser. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,6 +1992,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -2059,7 +2064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended (`reason` says why, when the service knows). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2070,6 +2075,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -2143,7 +2153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended (`reason` says why, when the service knows). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2154,6 +2164,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -2229,7 +2244,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended (`reason` says why, when the service knows). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2240,6 +2255,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -2317,7 +2337,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended (`reason` says why, when the service knows). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2328,6 +2348,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -2395,7 +2420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended (`reason` says why, when the service knows). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2406,6 +2431,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -2472,6 +2502,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4094,6 +4129,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4234,6 +4274,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4368,6 +4413,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4514,6 +4564,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4624,6 +4679,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4725,6 +4785,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4855,6 +4920,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -4972,6 +5042,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5073,6 +5148,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5190,6 +5270,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5306,6 +5391,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5395,6 +5485,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5486,6 +5581,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5592,6 +5692,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5699,6 +5804,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5848,6 +5958,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -5961,6 +6076,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6063,6 +6183,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6176,6 +6301,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6273,6 +6403,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6382,6 +6517,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6537,6 +6677,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6651,6 +6796,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6806,6 +6956,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -6943,6 +7098,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7073,6 +7233,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7162,32 +7327,43 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        format: "flotilla.person-export/1";
+                        format: "flotilla.person-export/2";
                         generated_at: string;
                         email: string;
-                        signups: {
-                            [key: string]: unknown;
-                        }[];
-                        newsletter_subscriptions: {
-                            [key: string]: unknown;
-                        }[];
-                        customers: ({
-                            [key: string]: unknown;
-                        } & {
-                            licenses: {
-                                [key: string]: unknown;
-                            }[];
-                            sessions: {
-                                [key: string]: unknown;
-                            }[];
-                        })[];
-                        audit_events: {
-                            [key: string]: unknown;
-                        }[];
-                        messages: {
-                            [key: string]: unknown;
+                        about: string;
+                        summary: {
+                            category: string;
+                            records: number;
+                            what_we_hold: string;
+                            where_it_came_from: string;
+                            how_long_we_keep_it: string;
+                            data: string[];
                         }[];
                         audit_log_note: string;
+                        data: {
+                            signups: {
+                                [key: string]: unknown;
+                            }[];
+                            newsletter_subscriptions: {
+                                [key: string]: unknown;
+                            }[];
+                            customers: ({
+                                [key: string]: unknown;
+                            } & {
+                                licenses: {
+                                    [key: string]: unknown;
+                                }[];
+                                sessions: {
+                                    [key: string]: unknown;
+                                }[];
+                            })[];
+                            audit_events: {
+                                [key: string]: unknown;
+                            }[];
+                            messages: {
+                                [key: string]: unknown;
+                            }[];
+                        };
                     };
                 };
             };
@@ -7216,6 +7392,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7352,6 +7533,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7511,6 +7697,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7604,6 +7795,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7721,6 +7917,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7831,6 +8032,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -7945,6 +8151,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -8078,6 +8289,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -8203,6 +8419,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -8319,6 +8540,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -8449,6 +8675,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -8565,6 +8796,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };
@@ -8695,6 +8931,11 @@ export interface operations {
                         success: false;
                         error: string;
                         code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
                     };
                 };
             };

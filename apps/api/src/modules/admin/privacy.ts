@@ -1,6 +1,7 @@
 /**
  * Privacy requests (decision 0046): everything the service holds about a person, found by their email address, as
- * one JSON document (export), or deleted in one transaction (erasure). A person is matched by their ids and their
+ * one JSON document that opens with a summary a person can read (export, decision 0056), or deleted in one
+ * transaction (erasure) that mails the person a notice and leaves a tombstone of each session it ended (0056). A person is matched by their ids and their
  * exact (normalised) address in named fields, never by searching text: ann@ex.co is not inside joann@ex.com.
  *
  * A person is their signups, their newsletter subscription and every customer account signed in with the address;
@@ -12,7 +13,14 @@
  * (recordEvent keeps those out), so once the records the ids point at are gone nothing links them to a person.
  * The erasure's own row names nobody: counts only, and the operator's reason, which may not name the person.
  */
-import { ADMIN_ERRORS, AUDIT_LOG_NOTE, type PersonErasure, type PersonExport } from "@flotilla/contracts/admin";
+import { ADMIN_ERRORS, AUDIT_LOG_NOTE, type PersonErasure } from "@flotilla/contracts/admin";
+import {
+  PERSON_EXPORT_FORMAT,
+  type PersonExport,
+  type PersonExportData,
+  personExportAbout,
+  personExportSummary,
+} from "@flotilla/contracts/person-export";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { normalizeEmail } from "../../lib/privacy";
@@ -174,7 +182,8 @@ async function count(db: Database, statement: SQL): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-async function deleted(db: Database, statement: SQL): Promise<number> {
+/** Rows a delete, insert or update changed. */
+async function affected(db: Database, statement: SQL): Promise<number> {
   const [row] = await rows(db, sql`with gone as (${statement} returning 1) select count(*)::int as n from gone`);
   return Number(row?.n ?? 0);
 }
@@ -219,7 +228,7 @@ export class PrivacyRequests {
       (record) => (record.accountId !== null && accounts.has(record.accountId)) || record.email === person.email,
     );
     if (records.length === 0) return 0;
-    return deleted(
+    return affected(
       tx,
       sql`delete from oidc_store where (model, id) in (${sql.join(
         records.map((record) => sql`(${record.model}, ${record.id})`),
@@ -228,7 +237,10 @@ export class PrivacyRequests {
     );
   }
 
-  /** Everything about the person as one document; recorded in the audit log (person.exported, no personal data). */
+  /**
+   * Everything about the person as one document — a summary of each kind of data (what, from where, kept how long,
+   * how many), then the data — recorded in the audit log (person.exported, no personal data).
+   */
   async exportPerson(email: string, actor: Actor, address: string | null): Promise<PersonExport> {
     const db = this.db;
     const person = await findPerson(db, email);
@@ -244,7 +256,7 @@ export class PrivacyRequests {
       sql`select id, email, source, subscribed_at, confirmed_at, unsubscribed_at, confirmation_sent_at, created_at
         from newsletter_subscribers where email_normalized = ${normalized}`,
     );
-    const customers: PersonExport["customers"] = [];
+    const customers: PersonExportData["customers"] = [];
     for (const customer of person.customers) {
       const [account] = await rows(
         db,
@@ -322,16 +334,22 @@ export class PrivacyRequests {
           from outbox o left join audit_events a on a.id = o.event_id where ${outboxWhere(person)} order by o.seq`,
       )
     ).map(plain);
-    const document: PersonExport = {
-      format: "flotilla.person-export/1",
-      generated_at: new Date().toISOString(),
-      email: normalized,
+    const data: PersonExportData = {
       signups: signups.map(plain),
       newsletter_subscriptions: subscriptions.map(plain),
       customers,
       audit_events: auditEvents,
       messages,
+    };
+    const generatedAt = new Date().toISOString();
+    const document: PersonExport = {
+      format: PERSON_EXPORT_FORMAT,
+      generated_at: generatedAt,
+      email: normalized,
+      about: personExportAbout(normalized, generatedAt),
+      summary: personExportSummary(data),
       audit_log_note: AUDIT_LOG_NOTE,
+      data,
     };
     await recordEvent(db, {
       type: "person.exported",
@@ -380,13 +398,13 @@ export class PrivacyRequests {
       );
       let messages = 0;
       if (outboxIds.length > 0) {
-        messages += await deleted(tx, sql`delete from outbox where id = any(${uuids(outboxIds)})`);
-        await deleted(tx, sql`delete from webhook_deliveries where outbox_id = any(${uuids(outboxIds)})`);
+        messages += await affected(tx, sql`delete from outbox where id = any(${uuids(outboxIds)})`);
+        await affected(tx, sql`delete from webhook_deliveries where outbox_id = any(${uuids(outboxIds)})`);
       }
       if (eventIds.length > 0) {
-        await deleted(tx, sql`delete from webhook_deliveries where event_id = any(${uuids(eventIds)})`);
+        await affected(tx, sql`delete from webhook_deliveries where event_id = any(${uuids(eventIds)})`);
       }
-      const devMail = await deleted(tx, sql`delete from dev_mail where ${devMailWhere(person)}`);
+      const devMail = await affected(tx, sql`delete from dev_mail where ${devMailWhere(person)}`);
       const signInRecords = await this.deleteSignInRecords(tx, person);
 
       // Seats: each license under its lock, its machines released with it (every table below cascades from it).
@@ -398,13 +416,13 @@ export class PrivacyRequests {
       }
       if (person.licenses.length > 0) {
         // Counters belong to the license (decision 0045); its deletion below would cascade, this counts them.
-        await deleted(
+        await affected(
           tx,
           sql`delete from validation_rollups where license_id = any(${uuids(person.licenses.map((l) => l.id))})`,
         );
       }
       if (person.keys.length > 0) {
-        await deleted(
+        await affected(
           tx,
           sql`delete from idempotency_keys where scope = any(${texts(person.keys.map((key) => `usage:${key}`))})`,
         );
@@ -412,29 +430,34 @@ export class PrivacyRequests {
       const licenses =
         person.licenses.length === 0
           ? 0
-          : await deleted(tx, sql`delete from licenses where id = any(${uuids(person.licenses.map((l) => l.id))})`);
+          : await affected(tx, sql`delete from licenses where id = any(${uuids(person.licenses.map((l) => l.id))})`);
 
-      // Sessions end with the accounts (ON DELETE CASCADE); counted first, the live ones.
+      // Sessions end with the accounts (ON DELETE CASCADE). The live ones leave a tombstone first — their token's
+      // hash and when they would have ended at the latest, nothing else — so a browser still holding one is told
+      // `account_erased` (decision 0056); the retention job deletes it then. Their count is the live sessions ended.
       const sessionsRevoked =
         customerIds.length === 0
           ? 0
-          : await count(
+          : await affected(
               tx,
-              sql`select 1 from sessions where customer_id = any(${uuids(customerIds)}) and revoked_at is null
-                and expires_at > ${now.toISOString()}::timestamptz
-                and absolute_expires_at > ${now.toISOString()}::timestamptz`,
+              sql`insert into erased_sessions (token_hash, ends_at)
+                select token_hash, absolute_expires_at from sessions
+                where customer_id = any(${uuids(customerIds)}) and revoked_at is null
+                  and expires_at > ${now.toISOString()}::timestamptz
+                  and absolute_expires_at > ${now.toISOString()}::timestamptz
+                on conflict (token_hash) do nothing`,
             );
       const customers =
         customerIds.length === 0
           ? 0
-          : await deleted(tx, sql`delete from customers where id = any(${uuids(customerIds)})`);
-      const signups = await deleted(tx, sql`delete from signups where email_normalized = ${person.email}`);
-      const subscriptions = await deleted(
+          : await affected(tx, sql`delete from customers where id = any(${uuids(customerIds)})`);
+      const signups = await affected(tx, sql`delete from signups where email_normalized = ${person.email}`);
+      const subscriptions = await affected(
         tx,
         sql`delete from newsletter_subscribers where email_normalized = ${person.email}`,
       );
       // Grants they made still stand, and named them as the granter (the admin list shows it).
-      await deleted(
+      await affected(
         tx,
         sql`update admins set granted_by = ${ERASED_GRANTER} where ${sameAddress(sql`granted_by`, person)}`,
       );
@@ -459,6 +482,9 @@ export class PrivacyRequests {
         after: { ...erased, audit_events_kept: auditEventsKept },
         reason,
         address,
+        // The notice (mail-templates.ts): what went, what stays, what signing in again does. Its outbox row holds
+        // the address until it is delivered or given up, then goes (MAIL_FORGOTTEN_ONCE_SENT, decision 0056).
+        recipient: person.email,
       });
       return { erasureId: event.id, erased, auditEventsKept, keys: person.keys };
     });

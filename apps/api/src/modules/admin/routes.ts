@@ -18,7 +18,6 @@ import {
   LicenseActionSchema,
   PageQuerySchema,
   PersonErasureSchema,
-  PersonExportSchema,
   PersonRequestSchema,
   QueuedSchema,
   RevokeMachineResponseSchema,
@@ -39,6 +38,7 @@ import {
   WebhookWithSecretSchema,
 } from "@flotilla/contracts/admin";
 import { ExecutionParamsSchema } from "@flotilla/contracts/execution-api";
+import { PersonExportSchema, personExportFileName } from "@flotilla/contracts/person-export";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -68,6 +68,8 @@ const NO_ENDPOINT = "NOT_FOUND: no webhook endpoint has this id.";
 const NO_CUSTOMER = "NOT_FOUND: no customer has this id.";
 const NO_LICENSE = "NOT_FOUND: no license has this key.";
 const NO_PERSON = "NOT_FOUND: the service holds nothing about this address.";
+/** A document a person reads as well as a program: two-space indents, and a final newline. */
+const prettyJson = (payload: unknown) => `${JSON.stringify(payload, null, 2)}\n`;
 const BAD_WEBHOOK_URL = "INVALID_WEBHOOK_URL: the URL is not https to a public address (the error says why)";
 const BAD_ENDPOINT_ID = "VALIDATION_ERROR: the endpoint id is longer than 64 characters";
 const bearer = [{ bearerAuth: [] }];
@@ -474,7 +476,7 @@ export function registerAdminRoutes(
       schema: {
         ...common(
           "Export a person: everything the service holds about an email address, as one JSON document",
-          "Signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them (matched by their ids and exact address, never by text search). An audit event shows its actor's id and network only where the person acted themselves. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.",
+          "A pretty-printed JSON file (`flotilla.person-export/2`, sent as an attachment) that opens with `about` and a `summary`: for each kind of data, what we hold, where it came from, how long we keep it (the retention job's own periods), how many records there are and where they are under `data`. `data` holds signups, newsletter subscription, accounts with their licenses (key hint only), devices, sessions (no token hashes), usage, validation counts, the audit events and messages about them (matched by their ids and exact address, never by text search). An audit event shows its actor's id and network only where the person acted themselves. Recorded in the audit log as person.exported, without the address. The address travels in the body so that it stays out of URLs and logs.",
         ),
         body: PersonRequestSchema,
         response: {
@@ -489,13 +491,13 @@ export function registerAdminRoutes(
     },
     async (request, reply) => {
       const document = await deps.privacy.exportPerson(request.body.email, adminActor(request), request.ip);
-      reply
-        .header(
-          "content-disposition",
-          `attachment; filename="person-export-${document.generated_at.slice(0, 10)}.json"`,
-        )
-        .header("cache-control", "no-store");
-      return document;
+      // Pretty-printed for the person who reads it (decision 0056); the same JSON for a program.
+      return reply
+        .header("content-disposition", `attachment; filename="${personExportFileName(document.generated_at)}"`)
+        .header("cache-control", "no-store")
+        .serializer(prettyJson)
+        .type("application/json; charset=utf-8")
+        .send(document);
     },
   );
 
@@ -505,7 +507,7 @@ export function registerAdminRoutes(
       schema: {
         ...common(
           "Erase a person: delete their signups, subscription, accounts, licenses, devices, sessions and messages (reason required)",
-          "One transaction: each license is deleted under its seat lock, so their devices lose their slots at once; their sessions end; mail and webhook messages about them go. The append-only audit log keeps its rows, which name people by id only, and records person.erased with counts and the reason — which may not contain the address or name.",
+          "One transaction: each license is deleted under its seat lock, so their devices lose their slots at once; their sessions end (a token of one of them then answers 401 with `reason: account_erased` until the session would have ended); mail and webhook messages about them go. The append-only audit log keeps its rows, which name people by id only, and records person.erased with counts and the reason — which may not contain the address or name. A notice goes to the address (through the outbox): what was erased, what is kept, and that signing in again creates a new, empty account; its outbox row is deleted once the mail is sent or given up.",
         ),
         body: ErasePersonSchema,
         response: {

@@ -1,7 +1,7 @@
 /** Every query of the sign-in module: customers, sessions and login transactions. */
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { customers, loginTransactions, sessions } from "../../db/schema";
+import { customers, erasedSessions, loginTransactions, sessions } from "../../db/schema";
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -109,6 +109,28 @@ export async function findLiveSession(db: Database, tokenHash: string, now: Date
       ),
     );
   return row ?? null;
+}
+
+/** When a session under this token hash ended, or ends: whatever its state (null: no such session is kept). */
+export async function findSessionEnd(db: Database, tokenHash: string) {
+  const [row] = await db
+    .select({
+      revokedAt: sessions.revokedAt,
+      expiresAt: sessions.expiresAt,
+      absoluteExpiresAt: sessions.absoluteExpiresAt,
+    })
+    .from(sessions)
+    .where(eq(sessions.tokenHash, tokenHash));
+  return row ?? null;
+}
+
+/** Whether an erasure ended a session under this token hash that would not have ended yet (decision 0056). */
+export async function erasedSessionExists(db: Database, tokenHash: string, now: Date): Promise<boolean> {
+  const [row] = await db
+    .select({ endsAt: erasedSessions.endsAt })
+    .from(erasedSessions)
+    .where(and(eq(erasedSessions.tokenHash, tokenHash), gt(erasedSessions.endsAt, now)));
+  return Boolean(row);
 }
 
 /** Sign out everywhere: revokes every live session of the customer; returns how many. */

@@ -17,13 +17,14 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Config } from "../../config";
 import { newOpaqueToken } from "../../lib/tokens";
 import { refusals } from "../../plugins/answers";
-import { bearerToken, requireSession, sessionOf } from "../../plugins/auth-guard";
+import { bearerToken, invalidSession, requireSession, sessionOf } from "../../plugins/auth-guard";
 import { failureLimit, keyedLimit } from "../../plugins/rate-limit";
 import { type AuthService, toCustomer } from "./service";
 
 const withBody = { body: true } as const;
 const NOT_JSON = "MALFORMED_JSON: a body that is not JSON.";
-const NO_SESSION = "UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended.";
+const NO_SESSION =
+  "UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended (`reason` says why, when the service knows).";
 const PROVIDER_DOWN = "PROVIDER_UNAVAILABLE: the identity provider did not answer; try again shortly.";
 const TOO_MANY =
   "RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After.";
@@ -225,17 +226,14 @@ export function registerAuthRoutes(
     },
     async (request, reply) => {
       const token = bearerToken(request);
-      const session = token ? await auth.authenticate(token) : null;
-      if (!session) {
+      if (!token) {
         return reply
           .code(401)
-          .header("www-authenticate", `Bearer realm="api"${token ? ', error="invalid_token"' : ""}`)
-          .send(
-            token
-              ? { success: false, error: AUTH_ERRORS.invalidSession, code: "INVALID_SESSION" }
-              : { success: false, error: AUTH_ERRORS.missingToken, code: "UNAUTHENTICATED" },
-          );
+          .header("www-authenticate", 'Bearer realm="api"')
+          .send({ success: false, error: AUTH_ERRORS.missingToken, code: "UNAUTHENTICATED" });
       }
+      const session = await auth.authenticate(token);
+      if (!session) return invalidSession(reply, await auth.endReason(token));
       if (!auth.startedIn(session, signInCookieOf(request))) {
         return reply
           .code(401)

@@ -4,7 +4,7 @@
  * from the public origin; the return path sanitised; sessions as opaque tokens of which only the SHA-256 is
  * stored, with a sliding expiry inside an absolute lifetime.
  */
-import { AUTH_ERRORS, type Customer } from "@flotilla/contracts/auth";
+import { AUTH_ERRORS, type Customer, type SessionEndReason } from "@flotilla/contracts/auth";
 import { DEFAULT_RETURN_PATH, safeReturnPath } from "@flotilla/contracts/return-path";
 import * as oidc from "openid-client";
 import type { Database } from "../../db/client";
@@ -21,6 +21,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface AuthenticatedSession {
   sessionId: string;
+  /** The SHA-256 of its token (never the token): how the session's end is looked up, should it end mid-request. */
+  tokenHash: string;
   customer: q.CustomerRow;
   expiresAt: Date;
   absoluteExpiresAt: Date;
@@ -34,6 +36,25 @@ export interface AuthenticatedSession {
 export function serverReturnPath(requested: string | undefined): string {
   const path = safeReturnPath(requested);
   return path.startsWith("//") ? DEFAULT_RETURN_PATH : path;
+}
+
+/** Token lengths a session could have: anything else is refused without a query. */
+function plausibleToken(token: string): boolean {
+  return token.length >= 20 && token.length <= 200;
+}
+
+/**
+ * Why a kept session row no longer signs in at `now` (decision 0056): revoked before it ran out → `signed_out`;
+ * past its sliding or absolute end → `expired` (even if revoked after: sign-out everywhere stamps expired rows too);
+ * still live → null.
+ */
+export function sessionEndReason(
+  row: { revokedAt: Date | null; expiresAt: Date; absoluteExpiresAt: Date },
+  now: Date,
+): SessionEndReason | null {
+  const runsOut = Math.min(row.expiresAt.getTime(), row.absoluteExpiresAt.getTime());
+  if (row.revokedAt && row.revokedAt.getTime() < runsOut) return "signed_out";
+  return runsOut <= now.getTime() ? "expired" : null;
 }
 
 export function toCustomer(row: q.CustomerRow): Customer {
@@ -161,9 +182,10 @@ export class AuthService {
    * absolute end.
    */
   async authenticate(token: string): Promise<AuthenticatedSession | null> {
-    if (token.length < 20 || token.length > 200) return null;
+    if (!plausibleToken(token)) return null;
     const now = this.now();
-    const found = await q.findLiveSession(this.db, sha256Hex(token), now);
+    const tokenHash = sha256Hex(token);
+    const found = await q.findLiveSession(this.db, tokenHash, now);
     if (!found) return null;
     const { session } = found;
     let expiresAt = session.expiresAt;
@@ -173,11 +195,29 @@ export class AuthService {
     }
     return {
       sessionId: session.id,
+      tokenHash,
       customer: found.customer,
       expiresAt,
       absoluteExpiresAt: session.absoluteExpiresAt,
       browserHash: session.browserHash,
     };
+  }
+
+  /**
+   * Why a token no longer signs in, when the service knows (decision 0056): from its session row while it is kept
+   * (RETENTION.endedSessionMs after it ended), or `account_erased` from an erasure's tombstone. Null for a token that
+   * was never a session — only a token whose hash really was one gets an answer — and for a live one.
+   */
+  async endReason(token: string): Promise<SessionEndReason | null> {
+    if (!plausibleToken(token)) return null;
+    return this.endReasonOf(sha256Hex(token));
+  }
+
+  private async endReasonOf(tokenHash: string): Promise<SessionEndReason | null> {
+    const now = this.now();
+    const session = await q.findSessionEnd(this.db, tokenHash);
+    if (session) return sessionEndReason(session, now);
+    return (await q.erasedSessionExists(this.db, tokenHash, now)) ? "account_erased" : null;
   }
 
   /**
@@ -215,7 +255,11 @@ export class AuthService {
       },
       now,
     );
-    if (!rotated) throw new HttpProblem(401, AUTH_ERRORS.invalidSession, "INVALID_SESSION");
+    if (!rotated) {
+      // Ended between the guard and here (a concurrent refresh or sign-out, its end, an erasure): say which.
+      const reason = await this.endReasonOf(session.tokenHash);
+      throw new HttpProblem(401, AUTH_ERRORS.invalidSession, "INVALID_SESSION", undefined, reason ? { reason } : {});
+    }
     return { token, expiresAt };
   }
 }

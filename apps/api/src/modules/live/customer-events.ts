@@ -10,7 +10,8 @@
  *   - `resync` when the channel had a gap (it went down or came back): re-read everything;
  *   - `signed-out` when the session that opened it ends: as the database announces its revocation or deletion
  *     (the `signed-out` signal, migration 0014), at its expiry (a timer), and — in case a signal was missed — on
- *     re-checks after a gap in the channel and on every ping;
+ *     re-checks after a gap in the channel and on every ping. Its data says why, when the service knows
+ *     (`{"reason": "signed_out" | "expired" | "account_erased"}`, decision 0056), as a 401 would;
  *   - a comment every PING_MS keeps proxies from timing the stream out.
  * Bounded: STREAMS_PER_CUSTOMER per customer across the cluster (cluster-streams.ts: counted in Redis; the oldest is
  * `replaced`, on whichever instance holds it), or, while Redis does not answer, this instance's share of that
@@ -18,6 +19,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
+import type { SessionEndReason } from "@flotilla/contracts/auth";
 import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { licenseKeyAliases, licenses } from "../../db/schema";
@@ -56,6 +58,8 @@ interface Stream {
   pending: Set<string>;
   timer: NodeJS.Timeout | null;
   sequence: number;
+  /** Its session ended and the `signed-out` event is on its way (signOut). */
+  ending: boolean;
 }
 
 export interface StreamOwner {
@@ -65,6 +69,8 @@ export interface StreamOwner {
   endsAt: number;
   /** When the session now ends, or null once it has ended; throws when the database does not answer. */
   check(): Promise<number | null>;
+  /** Why the session ended (asked once it has), or null when unknown; throws when the database does not answer. */
+  endReason?(): Promise<SessionEndReason | null>;
 }
 
 export interface HubPeers {
@@ -135,6 +141,7 @@ export class CustomerEventHub {
       pending: new Set(),
       timer: null,
       sequence: 0,
+      ending: false,
     };
     this.streams.add(stream);
     response.on("close", () => this.forget(stream));
@@ -218,7 +225,7 @@ export class CustomerEventHub {
     for (const stream of [...this.streams]) {
       if (signal.kind === "signed-out") {
         // A revocation is final: no need to ask the database.
-        if (stream.owner.sessionId === signal.sessionId) this.end(stream, "signed-out");
+        if (stream.owner.sessionId === signal.sessionId) void this.signOut(stream);
       } else if (signal.kind === "replaced") {
         if (signal.streamIds.includes(stream.id)) this.end(stream, "replaced");
       } else if (signal.kind === "owner") {
@@ -294,7 +301,7 @@ export class CustomerEventHub {
     // A database that does not answer is not a signed-out customer: keep the stream, check again later.
     const endsAt = await stream.owner.check().catch(() => undefined);
     if (endsAt === undefined || !this.streams.has(stream)) return;
-    if (endsAt === null) return this.end(stream, "signed-out");
+    if (endsAt === null) return this.signOut(stream);
     stream.endsAt = endsAt;
     this.armExpiry(stream);
   }
@@ -315,8 +322,21 @@ export class CustomerEventHub {
     write(stream, `id: ${stream.sequence}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
-  private end(stream: Stream, event: string): void {
-    this.send(stream, event, {});
+  /**
+   * Ends a stream whose session ended, saying why when the service can tell (one bounded read, as a 401 would
+   * answer); a database that does not answer ends it without a reason. Once: a second signal finds it ending.
+   */
+  private async signOut(stream: Stream): Promise<void> {
+    if (stream.ending) return;
+    stream.ending = true;
+    const reason = await (stream.owner.endReason?.() ?? Promise.resolve(null)).catch(() => null);
+    // Replaced or closed meanwhile: that ending stands.
+    if (!this.streams.has(stream)) return;
+    this.end(stream, "signed-out", reason ? { reason } : {});
+  }
+
+  private end(stream: Stream, event: string, data: object = {}): void {
+    this.send(stream, event, data);
     this.forget(stream);
     stream.response.end();
   }

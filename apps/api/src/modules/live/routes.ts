@@ -26,7 +26,7 @@ export function registerLiveEventRoutes(
       schema: {
         tags: ["Customer"],
         summary: "Live notices of changes to the customer's licenses (server-sent events)",
-        description: `A \`text/event-stream\` (send \`Accept: text/event-stream\`; anything else is 406). Events: \`ready\` on every connection and \`resync\` after a gap in the service's change channel (re-read everything), \`license\` with \`{"license_ids": [...]}\` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over ${COALESCE_MS} ms (re-read those licenses through the usual endpoints: the stream carries no data), and \`signed-out\` (as soon as the session ends: signed out anywhere, ended by an admin or an erasure, or expired), \`replaced\` (the customer opened more than ${STREAMS_PER_CUSTOMER} streams across the service: the oldest goes) or \`closing\` (the instance is shutting down) before it ends. A comment every ${PING_MS / 1000} s keeps proxies from closing it.`,
+        description: `A \`text/event-stream\` (send \`Accept: text/event-stream\`; anything else is 406). Events: \`ready\` on every connection and \`resync\` after a gap in the service's change channel (re-read everything), \`license\` with \`{"license_ids": [...]}\` when one of the customer's licenses changed — a device bound, removed, seen or suspended, an execution started or ended — gathered over ${COALESCE_MS} ms (re-read those licenses through the usual endpoints: the stream carries no data), and \`signed-out\` (as soon as the session ends: signed out anywhere, ended by an admin or an erasure, or expired; its data says why when the service knows, \`{"reason": "signed_out" | "expired" | "account_erased"}\`, as a 401's \`reason\` does), \`replaced\` (the customer opened more than ${STREAMS_PER_CUSTOMER} streams across the service: the oldest goes) or \`closing\` (the instance is shutting down) before it ends. A comment every ${PING_MS / 1000} s keeps proxies from closing it.`,
         security: [{ bearerAuth: [] }],
         response: {
           200: z.string().describe("text/event-stream"),
@@ -78,6 +78,7 @@ export function registerLiveEventRoutes(
             const current = await deps.auth.authenticate(token);
             return current?.sessionId === session.sessionId ? endOf(current) : null;
           },
+          endReason: () => deps.auth.endReason(token),
         },
         reply.raw,
       );

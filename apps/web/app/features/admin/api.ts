@@ -13,6 +13,7 @@ import type {
   RevokeMachineAnswer,
 } from "@flotilla/contracts/admin";
 import { MESSAGES } from "@flotilla/contracts/messages";
+import { personExportFileName } from "@flotilla/contracts/person-export";
 import { type QueryKey, queryOptions, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { del, get, HttpError, post, request, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
@@ -174,7 +175,10 @@ async function download(path: string, init: RequestInit, fallbackName: string): 
   setTimeout(() => URL.revokeObjectURL(href), 10_000);
 }
 
-/** A privacy request: everything held about the address, downloaded as one JSON file (POST: the address stays out of URLs). */
+/**
+ * A privacy request: everything held about the address, downloaded as one JSON file that opens with a summary a person
+ * can read (POST: the address stays out of URLs).
+ */
 export function downloadPersonExport(email: string): Promise<void> {
   return download(
     "/api/admin/privacy/export",
@@ -183,7 +187,7 @@ export function downloadPersonExport(email: string): Promise<void> {
       headers: { Accept: "application/json", "Content-Type": "application/json" },
       body: JSON.stringify({ email }),
     },
-    `person-export-${new Date().toISOString().slice(0, 10)}.json`,
+    personExportFileName(new Date().toISOString()),
   );
 }
 

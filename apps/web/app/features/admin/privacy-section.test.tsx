@@ -3,15 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fakeApi, json, renderAdmin, signedInAdmin } from "./test-helpers";
 
 const EXPORT = {
-  format: "flotilla.person-export/1",
+  format: "flotilla.person-export/2",
   generated_at: "2026-11-26T10:00:00.000Z",
   email: "grace@example.com",
-  signups: [],
-  newsletter_subscriptions: [],
-  customers: [],
-  audit_events: [],
-  messages: [],
+  about: "Everything we hold",
+  summary: [],
   audit_log_note: "kept",
+  data: { signups: [], newsletter_subscriptions: [], customers: [], audit_events: [], messages: [] },
 };
 const ERASURE = {
   success: true,
@@ -55,7 +53,7 @@ describe("Privacy requests", () => {
           status: 200,
           headers: {
             "Content-Type": "application/json",
-            "Content-Disposition": 'attachment; filename="person-export-2026-11-26.json"',
+            "Content-Disposition": 'attachment; filename="flotilla-personal-data-2026-11-26.json"',
           },
         }),
     });
@@ -73,7 +71,7 @@ describe("Privacy requests", () => {
     expect(call!.url.search).toBe("");
     expect(new Headers(call!.init!.headers).get("Authorization")).toBe("Bearer admin-token");
     expect(createObjectURL).toHaveBeenCalled();
-    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe("person-export-2026-11-26.json");
+    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe("flotilla-personal-data-2026-11-26.json");
     expect(await screen.findByText(/The file for grace@example.com is downloading/)).toBeInTheDocument();
   });
 
@@ -93,8 +91,11 @@ describe("Privacy requests", () => {
     expect(dialog).toHaveTextContent(/every device loses its slot/);
     expect(dialog).toHaveTextContent(/signed out everywhere/);
     expect(dialog).toHaveTextContent(/audit log keeps its entries/);
+    expect(dialog).toHaveTextContent(/We email the address a notice/);
+    expect(dialog).toHaveTextContent(/signing in again creates a new, empty account/);
     const confirm = within(dialog).getByRole("button", { name: "Erase person" });
     expect(confirm.className).toMatch(/red/);
+    await user.type(within(dialog).getByLabelText("Type the person's email address to confirm"), "grace@example.com");
     await user.click(confirm);
     expect(within(dialog).getByRole("alert")).toHaveTextContent("Give a reason for the change.");
     expect(api.calls("POST", "/api/admin/privacy/erase")).toHaveLength(0);
@@ -110,7 +111,54 @@ describe("Privacy requests", () => {
     const done = await screen.findByText(/Reference 33333333-3333-4333-8333-333333333333/);
     expect(done).toHaveTextContent("deleted 1 signup, 1 subscription, 1 account, 1 license, 2 devices");
     expect(done).toHaveTextContent("7 audit log entries stay");
+    expect(done).toHaveTextContent("A notice of the erasure is on its way to the address.");
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it("keeps Erase person off until the operator types the person's address (trimmed, in any case)", async () => {
+    const api = fakeApi({
+      ...signedInAdmin(),
+      "POST /api/admin/privacy/erase": () => json(200, ERASURE),
+    });
+    const { user } = renderAdmin("/admin?tab=privacy&email=Grace%40Example.com");
+    await user.click(await screen.findByRole("button", { name: "Erase…" }));
+    const dialog = screen.getByRole("dialog", { name: "Erase this person?" });
+    const confirm = within(dialog).getByRole("button", { name: "Erase person" });
+    const typed = within(dialog).getByLabelText("Type the person's email address to confirm");
+    const typeIn = async (text: string) => {
+      await user.clear(typed);
+      await user.paste(text);
+    };
+    await user.click(within(dialog).getByLabelText("Reason"));
+    await user.paste("Privacy request #42");
+    expect(confirm).toBeDisabled();
+    expect(typed).toHaveAccessibleDescription("Erase person stays off until the address matches.");
+
+    // A prefix of the address, or another one containing it, is not a confirmation — not by a click, not by Enter.
+    for (const attempt of ["grace@example.co", "grace@example.com.au"]) {
+      await typeIn(attempt);
+      expect(confirm, attempt).toBeDisabled();
+      await user.click(confirm);
+      await user.keyboard("{Enter}");
+    }
+    expect(api.calls("POST", "/api/admin/privacy/erase")).toHaveLength(0);
+    expect(dialog).toBeInTheDocument();
+
+    await typeIn("  GRACE@example.COM ");
+    expect(confirm).toBeEnabled();
+    expect(typed).toHaveAccessibleDescription("The address matches.");
+    await user.clear(typed);
+    expect(confirm).toBeDisabled();
+
+    await typeIn("grace@EXAMPLE.com");
+    await user.click(confirm);
+    await vi.waitFor(() =>
+      expect(api.calls("POST", "/api/admin/privacy/erase")[0]?.body).toEqual({
+        email: "Grace@Example.com",
+        reason: "Privacy request #42",
+      }),
+    );
+    expect(api.calls("POST", "/api/admin/privacy/erase")).toHaveLength(1);
   });
 
   it("shows the server's refusal in the dialog (a reason naming the person)", async () => {
@@ -123,6 +171,7 @@ describe("Privacy requests", () => {
     await user.click(await screen.findByRole("button", { name: "Erase…" }));
     const dialog = screen.getByRole("dialog", { name: "Erase this person?" });
     await user.type(within(dialog).getByLabelText("Reason"), "Grace asked");
+    await user.type(within(dialog).getByLabelText("Type the person's email address to confirm"), "grace@example.com");
     await user.click(within(dialog).getByRole("button", { name: "Erase person" }));
     expect(await within(dialog).findByRole("alert")).toHaveTextContent("Leave the address and name out");
   });

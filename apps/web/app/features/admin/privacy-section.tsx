@@ -1,12 +1,13 @@
 /**
- * Privacy requests (decision 0046): what the privacy policy promises — a copy of the personal data we hold, and
- * deletion — done by email address. Export downloads one JSON document; Erase deletes, after a confirmation that
- * says what happens, with a reason kept in the audit log.
+ * Privacy requests (decisions 0046, 0056): what the privacy policy promises — a copy of the personal data we hold, and
+ * deletion — done by email address. Export downloads one JSON document that opens with a summary a person can read;
+ * Erase deletes, after a confirmation that says what happens, with a reason kept in the audit log, and only once the
+ * operator has typed the person's address (an erasure cannot be undone). The person is mailed a notice.
  */
 import { AUDIT_LOG_NOTE, type PersonErasure } from "@flotilla/contracts/admin";
 import { EMAIL_SHAPE } from "@flotilla/contracts/email";
 import { Download, Loader2, Trash2 } from "lucide-react";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useId, useState } from "react";
 import { useSearchParams } from "react-router";
 import { Banner } from "../../components/banner";
 import { buttonClass } from "../../components/button";
@@ -104,15 +105,16 @@ export function PrivacySection() {
         {problem && <Banner tone="error">{problem}</Banner>}
         {exported && (
           <Banner tone="success" title="Exported">
-            The file for {exported} is downloading. Send it to the person from the support address; the export is
-            recorded in the audit log.
+            The file for {exported} is downloading: it opens with a summary of what we hold, where it came from and how
+            long we keep it, then the data. Send it to the person from the support address; the export is recorded in
+            the audit log.
           </Banner>
         )}
         {erased && (
           <Banner tone="success" title="Erased">
             {erased.email}: {summary(erased.answer)}. Reference {erased.answer.erasure_id} (quote it to the person).{" "}
             {erased.answer.audit_events_kept} audit log {erased.answer.audit_events_kept === 1 ? "entry" : "entries"}{" "}
-            stay, naming them by id only.
+            stay, naming them by id only. A notice of the erasure is on its way to the address.
           </Banner>
         )}
       </div>
@@ -178,9 +180,19 @@ function EraseForm({
   onClose: () => void;
 }) {
   const reason = useReason();
+  const [typed, setTyped] = useState("");
+  const confirmed = sameAddress(typed, email);
+  const confirmId = useId();
 
   return (
-    <form onSubmit={reason.submitTo(onSubmit)} noValidate className="mt-3 space-y-4 text-sm">
+    <form
+      onSubmit={reason.submitTo((text) => {
+        // The button is disabled until then; Enter in a field must not get round it.
+        if (confirmed) onSubmit(text);
+      })}
+      noValidate
+      className="mt-3 space-y-4 text-sm"
+    >
       <p className="text-fg-muted">
         Everything we hold about <span className="font-medium wrap-anywhere text-fg">{email}</span> is deleted now, in
         one step that cannot be undone:
@@ -195,9 +207,45 @@ function EraseForm({
         The audit log keeps its entries, which name people by id only, and records the erasure with your reason. Leave
         the address and name out of the reason.
       </p>
+      <p className="text-fg-muted">
+        We email the address a notice: what was erased, what the audit log keeps, and that signing in again creates a
+        new, empty account.
+      </p>
       <ReasonField {...reason.field} />
+      <div className="flex flex-col gap-1">
+        <label htmlFor={confirmId} className="text-sm font-medium">
+          Type the person's email address to confirm
+        </label>
+        <input
+          id={confirmId}
+          type="text"
+          inputMode="email"
+          autoComplete="off"
+          autoCapitalize="off"
+          spellCheck={false}
+          value={typed}
+          onChange={(event) => setTyped(event.target.value)}
+          aria-describedby={`${confirmId}-hint`}
+          className={inputClass}
+        />
+        <p id={`${confirmId}-hint`} className="text-xs text-fg-muted">
+          {confirmed ? "The address matches." : "Erase person stays off until the address matches."}
+        </p>
+      </div>
       {error ? <Banner tone="error">{adminErrorMessage(error)}</Banner> : null}
-      <FormActions busy={busy} onCancel={onClose} Icon={Trash2} label="Erase person" tone="danger" />
+      <FormActions
+        busy={busy}
+        disabled={!confirmed}
+        onCancel={onClose}
+        Icon={Trash2}
+        label="Erase person"
+        tone="danger"
+      />
     </form>
   );
+}
+
+/** The typed address confirms the request's: the same once trimmed, in any case. */
+export function sameAddress(typed: string, email: string): boolean {
+  return typed.trim().toLowerCase() === email.trim().toLowerCase();
 }

@@ -339,19 +339,22 @@ export function FormActions({
   Icon,
   label,
   tone = "primary",
+  disabled = false,
 }: {
   busy: boolean;
   onCancel: () => void;
   Icon: LucideIcon;
   label: string;
   tone?: "primary" | "danger";
+  /** The action waits for something the form asks for (e.g. a typed confirmation). */
+  disabled?: boolean;
 }) {
   return (
     <div className="flex flex-wrap justify-end gap-2 pt-2">
       <button type="button" className={buttonClass("ghost", "md")} onClick={onCancel} disabled={busy}>
         Cancel
       </button>
-      <button type="submit" className={buttonClass(tone, "md")} disabled={busy}>
+      <button type="submit" className={buttonClass(tone, "md")} disabled={busy || disabled}>
         {busy ? (
           <Loader2 className="size-4 animate-spin" aria-hidden="true" />
         ) : (

@@ -120,6 +120,7 @@ export const CONTENT_TOKENS: Readonly<Record<string, () => string>> = {
   "free-heartbeat": seconds(TIERS.free.heartbeatIntervalSeconds),
   "retention-table": retentionTable,
   "privacy-request-days": () => String(RETENTION_DAYS.privacyRequestAnswer),
+  "backup-days": () => String(RETENTION_DAYS.backupsRollOver),
   "audit-network": () => AUDIT_NETWORK_TEXT,
   "free-inactive-after": seconds(inactiveAfterSeconds(TIERS.free.heartbeatIntervalSeconds)),
   // Execution leases (contracts/executions.ts, decision 0048).

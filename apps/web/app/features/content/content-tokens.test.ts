@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXECUTOR_CLIS, PLANS, TEAM_INTEGRATIONS } from "@flotilla/contracts";
-import { AUDIT_ADDRESS_PREFIX, RETENTION } from "@flotilla/contracts/retention";
+import { BRAND } from "@flotilla/contracts/brand";
+import { AUDIT_ADDRESS_PREFIX, KEPT_FOR, RETENTION, RETENTION_DAYS } from "@flotilla/contracts/retention";
 import { describe, expect, it } from "vitest";
 import { expandContentTokens } from "./content-tokens.server";
 
@@ -46,5 +47,27 @@ describe("content tokens", () => {
     expect(policy).not.toMatch(/network address of the request/);
     expect(policy).not.toMatch(/12 months/);
     expect(policy).not.toContain("{{site:");
+  });
+
+  it("the privacy policy says how to ask for a request, and what follows an erasure (decision 0056)", () => {
+    const policy = expandContentTokens(
+      readFileSync(join(__dirname, "../../../content/pages/privacy.md"), "utf8"),
+      "pages/privacy",
+    );
+    // Requests are asked for by mail: there is no self-service page ("Account Settings" is coming soon).
+    expect(policy).toContain(`Email ${BRAND.supportEmail} and we will send you a copy of the personal data`);
+    expect(policy).toContain(`Email ${BRAND.supportEmail} to ask us to delete`);
+    expect(policy).toMatch(
+      /opens with a summary of each kind of data: what we hold, where it came from, how long we keep it/,
+    );
+    // After an erasure: the notice, the session ended with a reason, and a new, empty account on the next sign-in.
+    expect(policy).toMatch(/We email the address we deleted to say what we deleted/);
+    expect(policy).toMatch(/We delete that email from our systems as soon as it has been sent/);
+    expect(policy).toMatch(/it tells you that your account was deleted/);
+    expect(policy).toContain("If you sign in with Google again, we create a new, empty account.");
+    expect(policy).toContain("Signing in again afterwards creates a new, empty account.");
+    expect(policy).toContain(`Backups roll over within a further ${RETENTION_DAYS.backupsRollOver} days.`);
+    const tombstone = policy.split("\n").find((line) => line.startsWith("| After an erasure: a fingerprint")) ?? "";
+    expect(tombstone).toContain(KEPT_FOR.erasedSessions);
   });
 });
