@@ -40,6 +40,19 @@ test.describe("docs", () => {
     await expect(page).toHaveURL(/\/docs\/(embeddings|memory-architecture)/);
   });
 
+  test("search opens with Caps Lock on, and says 'No results' for words the docs do not have", async ({ page }) => {
+    await page.goto("/docs/getting-started");
+    // An upper-case K without Shift: what Ctrl+K sends with Caps Lock on.
+    await page.keyboard.press("Control+K");
+    const dialog = page.getByRole("dialog", { name: "Search the docs" });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole("combobox").fill("kubernetes helm");
+    await expect(dialog.getByText("No results for “kubernetes helm”.")).toBeVisible();
+    await expect(dialog.getByRole("option")).toHaveCount(0);
+    await dialog.getByRole("combobox").fill("how do I pause a task");
+    await expect(dialog.getByRole("option").first()).toContainText("Tasks › Pause");
+  });
+
   test("search finds the supported tools by name (decision 0021)", async ({ page }) => {
     await page.goto("/docs/agents");
     await page.keyboard.press("Control+k");

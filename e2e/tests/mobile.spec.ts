@@ -14,6 +14,36 @@ test("the mobile menu opens, lists the docs and navigates", async ({ page }) => 
   await expect(menu).toBeHidden();
 });
 
+for (const [kind, path] of [
+  ["a content page (the header island)", "/"],
+  ["a portal page (React)", "/login"],
+] as const) {
+  test(`on ${kind}, Escape and a press outside close the mobile menu; Escape gives focus back to its button`, async ({
+    page,
+  }) => {
+    await page.goto(path);
+    const toggle = page.getByRole("button", { name: "Open menu" });
+    const menu = page.getByRole("navigation", { name: "Mobile" });
+    await toggle.click();
+    await expect(menu).toBeVisible();
+    await menu.getByRole("link").first().focus();
+    await page.keyboard.press("Escape");
+    await expect(menu).toBeHidden();
+    await expect(page.getByRole("button", { name: "Open menu" })).toBeFocused();
+
+    await toggle.click();
+    await expect(menu).toBeVisible();
+    // A press on the page below the menu.
+    await page.mouse.click(200, 780);
+    await expect(menu).toBeHidden();
+    await expect(page.getByRole("button", { name: "Open menu" })).toHaveAttribute("aria-expanded", "false");
+    // A press inside the menu (on its padding) keeps it open.
+    await toggle.click();
+    await menu.click({ position: { x: 4, y: 4 } });
+    await expect(menu).toBeVisible();
+  });
+}
+
 test("pages fit a 375 px screen without horizontal scrolling", async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 800 });
   for (const path of [

@@ -246,6 +246,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
             message: activation.result.message,
             license_key: state.license_key,
             machine_id: state.machine_id,
+            machine_name: state.machine_name,
             license: state.license,
             machine: state.machine,
             server: state.server_url,
@@ -257,7 +258,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
         out.table([
           ["License", maskKey(state.license_key)],
           ["Tier", state.license ? `${state.license.tier} (${state.license.status})` : "unknown"],
-          ["Machine", describeMachine(state.machine_id, state.machine)],
+          ["Machine", describeMachine(state.machine_id, state.machine, state.machine_name)],
           ["Offline", `works without the server until ${out.when(tokenExpiresAt)}`],
           ["State", store.path],
         ]);
@@ -803,10 +804,20 @@ function describeFeatures(features: LicenseFeatures): string {
   return [concurrency, ...flags].join(", ");
 }
 
-function describeMachine(machineId: string, machine: { display_id: string; is_primary: boolean } | null): string {
+/** The machine by the name it was given (when there is one), its id beside it: "Ada MacBook Pro (a1b2…, display id …)". */
+function describeMachine(
+  machineId: string,
+  machine: { display_id: string; is_primary: boolean } | null,
+  machineName: string | null = null,
+): string {
   const id = machineId.length > 24 ? `${machineId.slice(0, 20)}…` : machineId;
-  if (!machine) return id;
-  return `${id} (display id ${machine.display_id}${machine.is_primary ? ", primary" : ""})`;
+  const details = [
+    ...(machineName ? [id] : []),
+    ...(machine ? [`display id ${machine.display_id}`] : []),
+    ...(machine?.is_primary ? ["primary"] : []),
+  ];
+  const head = machineName ?? id;
+  return details.length > 0 ? `${head} (${details.join(", ")})` : head;
 }
 
 /** FLOT-ABCDE-…-VWXYZ: enough to recognise a key on screen without showing it whole. */
@@ -820,15 +831,25 @@ function formatDate(date: Date): string {
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** "in 6d 23h", "in 5m 30s", "in 45s", "2h 5m ago": two units at most, and seconds under an hour (never "in 0m"). */
 function relative(ms: number): string {
   const past = ms < 0;
   let seconds = Math.floor(Math.abs(ms) / 1000);
+  if (seconds === 0) return past ? "under a second ago" : "in under a second";
   const days = Math.floor(seconds / 86_400);
   seconds -= days * 86_400;
   const hours = Math.floor(seconds / 3_600);
   seconds -= hours * 3_600;
   const minutes = Math.floor(seconds / 60);
-  const text = days > 0 ? `${days}d ${hours}h` : hours > 0 ? `${hours}h ${minutes}m` : `${Math.max(minutes, 0)}m`;
+  seconds -= minutes * 60;
+  const text =
+    days > 0
+      ? `${days}d ${hours}h`
+      : hours > 0
+        ? `${hours}h ${minutes}m`
+        : minutes > 0
+          ? `${minutes}m${seconds > 0 ? ` ${seconds}s` : ""}`
+          : `${seconds}s`;
   return past ? `${text} ago` : `in ${text}`;
 }
 

@@ -53,7 +53,7 @@ describe("flotilla-license executions", () => {
     const id = /Started execution ([0-9a-f-]{36}) \(code-review\)\./.exec(started.stdout)?.[1];
     expect(id).toBeDefined();
     expect(started.stdout).toMatch(/Running\s+1 of 1 running/);
-    expect(started.stdout).toMatch(/Expires\s+.* UTC \(in 0m\) unless a heartbeat follows/);
+    expect(started.stdout).toMatch(/Expires\s+.* UTC \(in \d+s\) unless a heartbeat follows/);
     expect(started.stdout).toContain(`executions heartbeat ${id}" every 1 second`);
 
     const beat = await run(["executions", "heartbeat", id!, "--json"]);
@@ -81,7 +81,7 @@ describe("flotilla-license executions", () => {
     expect(refused.code).toBe(EXIT.limit);
     expect(refused.stderr).toContain(`EXECUTION_LIMIT: ${EXECUTION_MESSAGES.limit(1)}`);
     expect(refused.stderr).toMatch(/Running {3}Machine cli-exec-holder \(M-0001\), since .* UTC/);
-    expect(refused.stderr).toMatch(/The soonest a slot frees itself, if its app has stopped: .* UTC \(in 0m\)\./);
+    expect(refused.stderr).toMatch(/The soonest a slot frees itself, if its app has stopped: .* UTC \(in \d+s\)\./);
     const asJson = json(await run(["executions", "run", "--json", "--", process.execPath, "-e", "0"], "cli-exec-b"));
     expect(asJson).toMatchObject({
       ok: false,

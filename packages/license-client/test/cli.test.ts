@@ -267,3 +267,27 @@ describe("flotilla-license CLI from the attacker's side", () => {
     expect(json(verify)).toMatchObject({ ok: false, valid: false, reason: "untrusted_key" });
   });
 });
+
+describe("flotilla-license CLI copy", () => {
+  it("names the machine it activated by the name given, with its id beside it", async () => {
+    const activate = await run(["activate", KEYS.free, "--server", server.url, "--name", "Ada MacBook Pro"]);
+    expect(activate.code).toBe(EXIT.ok);
+    expect(activate.stdout).toMatch(/Machine\s+Ada MacBook Pro \(desktop-cli-test, display id M-0001, primary\)/);
+    const asJson = await run(["activate", KEYS.free, "--server", server.url, "--name", "Ada MacBook Pro", "--json"]);
+    expect(json(asJson)).toMatchObject({ machine_id: "desktop-cli-test", machine_name: "Ada MacBook Pro" });
+  });
+
+  it("says how soon in seconds under a minute, never 'in 0m'", async () => {
+    const activated = await run(["activate", KEYS.free, "--server", server.url, "--json"]);
+    const expiresAt = Date.parse(json(activated).token_expires_at);
+    const at = (msBeforeExpiry: number) => new Date(expiresAt - msBeforeExpiry);
+    // In time order: the SDK treats a clock that went back as a reason to go online.
+    const later = await run(["verify"], { now: at(5 * 60_000 + 30_000) });
+    expect(later.stdout).toMatch(/token valid until .* \(in 5m 30s\)/);
+    const soon = await run(["verify"], { now: at(45_000) });
+    expect(soon.stdout).toMatch(/token valid until .* \(in 45s\)/);
+    expect(soon.stdout).not.toContain("0m");
+    const now = await run(["verify"], { now: at(100) });
+    expect(now.stdout).toMatch(/token valid until .* \(in under a second\)/);
+  });
+});

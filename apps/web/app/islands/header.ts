@@ -17,15 +17,11 @@ function themeToggle(button: HTMLElement) {
   });
 }
 
-function mobileMenu(button: HTMLElement) {
+/** Opened and closed like the Docs menu (Escape, a press outside the header); its label says what a press does. */
+function mobileMenu(button: HTMLElement, header: HTMLElement) {
   const panel = controlledBy(button);
   if (!panel) return;
-  button.addEventListener("click", () => {
-    const open = button.getAttribute("aria-expanded") !== "true";
-    button.setAttribute("aria-expanded", String(open));
-    button.setAttribute("aria-label", open ? "Close menu" : "Open menu");
-    panel.hidden = !open;
-  });
+  disclosure(button, panel, header, (open) => button.setAttribute("aria-label", open ? "Close menu" : "Open menu"));
 }
 
 island("header", () => {
@@ -33,7 +29,7 @@ island("header", () => {
   if (!header) return;
   for (const button of header.querySelectorAll<HTMLElement>("[data-theme-toggle]")) themeToggle(button);
   const menuButton = header.querySelector<HTMLElement>("[data-mobile-menu-button]");
-  if (menuButton) mobileMenu(menuButton);
+  if (menuButton) mobileMenu(menuButton, header);
   const docs = header.querySelector<HTMLElement>("[data-docs-menu]");
   const docsButton = docs?.querySelector<HTMLElement>("button[aria-controls]") ?? null;
   const docsPanel = controlledBy(docsButton);

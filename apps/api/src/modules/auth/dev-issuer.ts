@@ -18,6 +18,7 @@ import type { Database } from "../../db/client";
 import { createDevIssuerStorage, devSubject } from "./dev-issuer-store";
 import { renderDevSignInPage } from "./dev-sign-in-page";
 import type { RelyingPartyOptions } from "./identity-provider";
+import { loadOidcProvider } from "./oidc-provider-module";
 
 export const DEV_ISSUER_PATH = "/oidc";
 const CLIENT_ID = "flotilla-web";
@@ -43,7 +44,7 @@ export async function mountDevelopmentIssuer(
   },
 ): Promise<RelyingPartyOptions> {
   // Loaded only when used: a production configuration never imports the development issuer's library.
-  const { default: Provider } = await import("oidc-provider");
+  const { default: Provider } = await loadOidcProvider();
   const issuer = `${options.publicOrigin}${DEV_ISSUER_PATH}`;
   const clientSecret = createHmac("sha256", options.secret).update("dev-issuer-client").digest("base64url");
   const storage = createDevIssuerStorage(options.db, options.secret);

@@ -250,15 +250,13 @@ describe("DashboardPage", () => {
 
   it("Quick Actions: Create New License opens the dialog; the others are coming soon", async () => {
     const blocking = vi.spyOn(window, "alert").mockImplementation(() => {});
+    routes["GET /api/customer/dashboard"] = () => json(200, { success: true, data: dashboardData({ licenses: [] }) });
     const { user } = renderDashboard();
     const actions = await screen.findByRole("region", { name: "Quick Actions" });
 
-    // The one allowed license exists: every create entry point says so before anyone tries, and still opens.
     const create = within(actions).getByRole("button", { name: "Create New License" });
-    expect(create).toHaveAccessibleDescription("One license per account");
-    expect(screen.getByRole("button", { name: "Create License" })).toHaveAccessibleDescription(
-      "One license per account",
-    );
+    expect(create).toBeEnabled();
+    expect(create).not.toHaveAccessibleDescription();
     await user.click(create);
     expect(screen.getByRole("dialog", { name: "Create Your License" })).toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: "Maybe later" }));
@@ -269,6 +267,23 @@ describe("DashboardPage", () => {
       expect(within(actions).getByRole("alert")).toHaveTextContent(`${name} is coming soon!`);
     }
     expect(blocking).not.toHaveBeenCalled();
+  });
+
+  it("with the one license an account may hold, every create button is disabled and says why", async () => {
+    const { user } = renderDashboard();
+    const actions = await screen.findByRole("region", { name: "Quick Actions" });
+    const buttons = [
+      within(actions).getByRole("button", { name: "Create New License" }),
+      screen.getByRole("button", { name: "Create License" }),
+    ];
+    for (const button of buttons) {
+      expect(button).toBeDisabled();
+      expect(button).toHaveAccessibleDescription(MESSAGES.oneLicensePerAccount);
+      expect(button).toHaveAttribute("title", MESSAGES.oneLicensePerAccount);
+      await user.click(button);
+    }
+    expect(screen.queryByRole("dialog", { name: "Create Your License" })).not.toBeInTheDocument();
+    expect(calls("/api/customer/licenses", "POST")).toHaveLength(0);
   });
 
   it("Refresh reloads the dashboard", async () => {

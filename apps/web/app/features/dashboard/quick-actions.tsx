@@ -23,16 +23,19 @@ export function QuickActions({ onCreateLicense, hasLicense }: { onCreateLicense:
       </h2>
       <ul className="mt-3 space-y-1">
         <li>
+          {/* One license per account: with it, this can only fail (and invites a double submit), so it is off. */}
           <button
             type="button"
             onClick={onCreateLicense}
-            className={ACTION_CLASS}
+            disabled={hasLicense}
+            title={hasLicense ? MESSAGES.oneLicensePerAccount : undefined}
+            className={`${ACTION_CLASS} disabled:cursor-not-allowed disabled:text-fg-muted disabled:hover:bg-transparent`}
             aria-describedby={hasLicense ? noteId : undefined}
           >
             <Plus className="size-4 text-sky-600 dark:text-sky-400" aria-hidden="true" />
             Create New License
           </button>
-          {/* Said before anyone tries; the server's duplicate message still answers a request made anyway. */}
+          {/* Said beside the disabled button; the server's duplicate message still answers a request made anyway. */}
           {hasLicense && (
             <p id={noteId} className="px-3 pb-1 pl-10 text-xs text-fg-muted">
               {MESSAGES.oneLicensePerAccount}

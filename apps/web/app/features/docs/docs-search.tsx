@@ -3,7 +3,7 @@ import { FileText, Search } from "lucide-react";
 import type MiniSearch from "minisearch";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { Modal } from "../../components/modal";
-import { SEARCH_INDEX_PATH, SEARCH_OPTIONS, type SearchDocument } from "./search-index";
+import { queryTerm, SEARCH_INDEX_PATH, SEARCH_OPTIONS, type SearchDocument } from "./search-index";
 import { isSearchShortcut, useShortcutHint } from "./shortcut-hint";
 
 type Index = MiniSearch<SearchDocument>;
@@ -35,7 +35,7 @@ const SNIPPET_LEAD = 40;
  * an ellipsis where it was cut.
  */
 export function snippet(text: string, query: string): string {
-  const word = query.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
+  const word = query.trim().split(/\s+/).map(queryTerm).find(Boolean) ?? "";
   const at = word ? text.toLowerCase().indexOf(word) : -1;
   let start = Math.max(0, at - SNIPPET_LEAD);
   if (start > 0) {
@@ -55,7 +55,7 @@ export function highlight(text: string, query: string): { text: string; match: b
   const words = query
     .trim()
     .split(/\s+/)
-    .filter((word) => word.length > 1)
+    .filter((word) => word.length > 1 && queryTerm(word) !== null)
     .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   if (words.length === 0) return [{ text, match: false }];
   // Split on a capturing group: the matches are the odd parts.

@@ -25,9 +25,18 @@ export function browserShortcutHint(): string | null {
   });
 }
 
+/**
+ * The K of Ctrl/⌘ K: the letter typed, in either case (Caps Lock or Shift give "K"); on a layout whose keys type
+ * another alphabet, the key where QWERTY has its K.
+ */
+function isK(event: KeyboardEvent): boolean {
+  const key = event.key.toLowerCase();
+  return key === "k" || (!/^[a-z]$/.test(key) && event.code === "KeyK");
+}
+
 /** Ctrl/⌘ K, or "/" outside a text field: the keys that open the docs search. */
 export function isSearchShortcut(event: KeyboardEvent): boolean {
   const target = event.target as HTMLElement;
   const typing = target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName);
-  return (event.key === "k" && (event.metaKey || event.ctrlKey)) || (event.key === "/" && !typing);
+  return ((event.metaKey || event.ctrlKey) && isK(event)) || (event.key === "/" && !typing);
 }

@@ -25,15 +25,18 @@ export function LicenseList({ licenses, onCreate, onChanged, focusLicenseId = nu
           Your Licenses
         </h2>
         <div className="flex items-center gap-3">
-          {/* Said before anyone tries; the server's duplicate message still answers a request made anyway. */}
+          {/* Said beside the disabled button; the server's duplicate message still answers a request made anyway. */}
           {hasLicense && (
             <p id={noteId} className="text-xs text-fg-muted">
               {MESSAGES.oneLicensePerAccount}
             </p>
           )}
+          {/* One license per account: with it, this can only fail (and invites a double submit), so it is off. */}
           <button
             type="button"
             onClick={onCreate}
+            disabled={hasLicense}
+            title={hasLicense ? MESSAGES.oneLicensePerAccount : undefined}
             className={buttonClass(hasLicense ? "secondary" : "primary", "sm")}
             aria-describedby={hasLicense ? noteId : undefined}
           >

@@ -1,22 +1,29 @@
 import { DOCS_GROUPS, docHref, isNavItemActive, NAV_ITEMS } from "@flotilla/contracts";
 import { Menu, X } from "lucide-react";
-import { useEffect, useId, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { Link, useLocation } from "react-router";
 import { Logo } from "../../components/logo";
 import { AccountArea } from "./account-area";
 import { DocsMenu, navItemClass } from "./docs-menu";
 import { ThemeToggle } from "./theme-toggle";
+import { useDismiss } from "./use-dismiss";
 
 export function SiteHeader() {
   const { pathname } = useLocation();
   const [mobileOpen, setMobileOpen] = useState(false);
   const mobileId = useId();
+  const header = useRef<HTMLElement>(null);
+  const mobileToggle = useRef<HTMLButtonElement>(null);
+  const closeMobile = useCallback(() => setMobileOpen(false), []);
+  // Escape (focus back on the toggle) and a press outside the header close it, as they close the Docs menu.
+  useDismiss(mobileOpen, closeMobile, header, mobileToggle);
   // Every navigation closes the mobile menu.
   // biome-ignore lint/correctness/useExhaustiveDependencies: pathname is the trigger
   useEffect(() => setMobileOpen(false), [pathname]);
 
   return (
     <header
+      ref={header}
       data-island="header"
       className="sticky top-0 z-40 border-b border-border/70 bg-bg/80 backdrop-blur-md supports-[backdrop-filter]:bg-bg/70"
     >
@@ -47,6 +54,7 @@ export function SiteHeader() {
             <AccountArea />
           </div>
           <button
+            ref={mobileToggle}
             type="button"
             className="group inline-flex size-9 items-center justify-center rounded-lg text-fg hover:bg-bg-subtle md:hidden"
             data-mobile-menu-button
