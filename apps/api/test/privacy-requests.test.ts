@@ -372,7 +372,7 @@ describe("privacy requests", () => {
     expect(mail).toMatchObject({ recipient: EMAIL.toLowerCase(), subject: "Your Flotilla data has been erased" });
     const text = String(mail!.text);
     expect(text).toContain(
-      "We have erased what we held about this email address: your early-access answers, your newsletter subscription, your account, your license and the 3 devices activated with it, their usage and validation counts, your sign-in sessions and the emails and webhook messages about you.",
+      "We have erased what we held about this email address: your early-access answers, your newsletter subscription, your account, your license and the 3 devices activated with it, its usage and validation counts, your sign-in sessions and the emails and webhook messages about you.",
     );
     expect(text).toContain("Your license stopped working on every device at once, and you were signed out everywhere.");
     expect(text).toMatch(/audit log records past changes and this erasure/);

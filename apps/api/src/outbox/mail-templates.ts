@@ -104,7 +104,7 @@ function erasedParts(after: Fields): string[] {
     ...(licenses > 0
       ? [
           `${licenses === 1 ? "your license" : `your ${licenses} licenses`}${machines > 0 ? ` and the ${plural(machines, "device")} activated with ${licenses === 1 ? "it" : "them"}` : ""}`,
-          "their usage and validation counts",
+          `${licenses === 1 ? "its" : "their"} usage and validation counts`,
         ]
       : []),
     ...(count(after.sessions_revoked) > 0 ? ["your sign-in sessions"] : []),
@@ -177,7 +177,9 @@ export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
       `We have erased what we held about this email address${parts.length > 0 ? `: ${listed(parts)}` : ""}.`,
       ...(atOnce ? [atOnce] : signedOut ? [`You were ${signedOut}.`] : []),
       `What we keep: our audit log records past changes and this erasure, to keep the service secure and to show that we honoured the request. It names people by internal numbers only, never by email address or name, and nothing links those numbers to you any more. Copies in our backups disappear as they roll over, within ${RETENTION_DAYS.backupsRollOver} days.`,
-      `If you sign in to ${BRAND.name} again, we create a new, empty account: your earlier licenses, devices and usage do not come back.`,
+      count(after.customers) > 0
+        ? `If you sign in to ${BRAND.name} again, we create a new, empty account: your earlier licenses, devices and usage do not come back.`
+        : "Nothing we erased comes back: signing up or subscribing again starts afresh.",
       `${eventId ? `Reference: ${eventId}. Quote it if you write to us at ${BRAND.supportEmail}. ` : ""}We do not keep this email once it is sent. Our privacy policy says what we hold and for how long:`,
       `${context.publicOrigin}/privacy`,
     ]);
