@@ -217,6 +217,7 @@ describe("usage reports and the dashboard", () => {
       total_executions: 200,
       current_month_executions: 200,
       license_utilization: 20,
+      monthly_capacity: 1_000,
       most_used_features: ["code-review", "task-execution", "memory-search"],
     });
     expect(dashboard.licenses).toHaveLength(1);
@@ -255,6 +256,7 @@ describe("usage reports and the dashboard", () => {
       total_executions: 0,
       current_month_executions: 0,
       license_utilization: 0,
+      monthly_capacity: 0,
       most_used_features: [],
     });
   });
@@ -290,6 +292,7 @@ describe("devices: list, analytics, removal — owner only", () => {
       total_attempts: 2,
       successful_attempts: 2,
       failed_attempts: 0,
+      executions: 0,
     });
     // The refused machine holds no slot, but the owner sees it, with its failed attempt (issue 25, decision 0045).
     expect(

@@ -242,6 +242,8 @@ export const DashboardResponseSchema = z.object({
       total_executions: z.number().int(),
       current_month_executions: z.number().int(),
       license_utilization: z.number(),
+      /** The executions a month the active licenses' plans include together: what Utilization is a share of. */
+      monthly_capacity: z.number().int().optional(),
       most_used_features: z.array(z.string()),
     }),
   }),
@@ -307,6 +309,7 @@ export const MachineAnalyticsResponseSchema = z.object({
     summary: z.object({
       total_attempts: z.number().int(),
       successful_attempts: z.number().int(),
+      /** Devices holding a slot now (as "Devices Used" counts) that validated in the window. */
       unique_machines_active: z.number().int(),
     }),
     /**
@@ -324,6 +327,8 @@ export const MachineAnalyticsResponseSchema = z.object({
         total_attempts: z.number().int(),
         successful_attempts: z.number().int(),
         failed_attempts: z.number().int(),
+        /** Executions the device started in the window (its '{n} uses' chip counts validations). */
+        executions: z.number().int().optional(),
       }),
     ),
   }),

@@ -4257,6 +4257,7 @@ export interface operations {
                                 total_executions: number;
                                 current_month_executions: number;
                                 license_utilization: number;
+                                monthly_capacity?: number;
                                 most_used_features: string[];
                             };
                         };
@@ -5012,6 +5013,7 @@ export interface operations {
                                 total_attempts: number;
                                 successful_attempts: number;
                                 failed_attempts: number;
+                                executions?: number;
                             }[];
                         };
                     };

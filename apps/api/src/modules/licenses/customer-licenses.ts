@@ -118,6 +118,7 @@ export class CustomerLicenses {
         total_executions: total,
         current_month_executions: month,
         license_utilization: capacity > 0 ? Math.round((month / capacity) * 1000) / 10 : 0,
+        monthly_capacity: capacity,
         most_used_features: features,
       },
     };
@@ -161,15 +162,19 @@ export class CustomerLicenses {
     return this.owned(customer, licenseKey);
   }
 
-  private async owned(customer: CustomerRow, licenseKey: string) {
-    const license = await q.ownedLicense(this.db, customer.id, normalizeLicenseKey(licenseKey));
+  /** The customer's license by its key; `previousKey` also accepts a key rotated within its grace (reads only). */
+  private async owned(customer: CustomerRow, licenseKey: string, { previousKey = false } = {}) {
+    const key = normalizeLicenseKey(licenseKey);
+    const license =
+      (await q.ownedLicense(this.db, customer.id, key)) ??
+      (previousKey ? await q.ownedLicenseByPreviousKey(this.db, customer.id, key) : null);
     // Someone else's key and an unknown key look the same.
     if (!license) throw new HttpProblem(404, LICENSE_ERRORS.notFound, "NOT_FOUND");
     return license;
   }
 
   async machines(customer: CustomerRow, licenseKey: string) {
-    const license = await this.owned(customer, licenseKey);
+    const license = await this.owned(customer, licenseKey, { previousKey: true });
     await this.flushCounters();
     const now = new Date();
     const [rows, removed] = await Promise.all([
@@ -211,15 +216,16 @@ export class CustomerLicenses {
   }
 
   async analytics(customer: CustomerRow, licenseKey: string, days: number) {
-    const license = await this.owned(customer, licenseKey);
+    const license = await this.owned(customer, licenseKey, { previousKey: true });
     await this.flushCounters();
     const now = new Date();
     const since = utcDay(new Date(now.getTime() - (days - 1) * DAY_MS));
-    const [stats, bound, removed, refusals] = await Promise.all([
+    const [stats, bound, removed, refusals, executions] = await Promise.all([
       q.validationStats(this.db, license.id, since),
       q.machinesOf(this.db, license.id),
       q.removedMachinesOf(this.db, license.id, now),
       q.refusalsOf(this.db, [license.id]),
+      q.executionsByMachine(this.db, license.id, since),
     ]);
     // A device's name as the owner knows it: bound, removed, or given with its refused attempt.
     const names = new Map<string, string | null>();
@@ -227,13 +233,17 @@ export class CustomerLicenses {
     for (const row of removed) names.set(row.machineId, row.machineName);
     for (const row of bound) names.set(row.machineId, row.machineName);
     const holding = new Set(bound.map((row) => row.machineId));
+    // Active Devices agrees with "Devices Used": a device counts while it holds a slot (a removed or silent one does
+    // not), if it validated in the window.
+    const holdingActive = new Set(bound.filter((row) => row.status !== "inactive").map((row) => row.machineId));
     // Refused attempts past the few named a day are counted together (machine ""): in the totals, not listed.
     const devices = stats.filter((row) => row.machineId !== "");
     const summary = stats.reduce(
       (acc, row) => ({
         total_attempts: acc.total_attempts + row.total,
         successful_attempts: acc.successful_attempts + row.successful,
-        unique_machines_active: acc.unique_machines_active + (row.successful > 0 ? 1 : 0),
+        unique_machines_active:
+          acc.unique_machines_active + (row.successful > 0 && holdingActive.has(row.machineId) ? 1 : 0),
       }),
       { total_attempts: 0, successful_attempts: 0, unique_machines_active: 0 },
     );
@@ -248,6 +258,7 @@ export class CustomerLicenses {
         total_attempts: row.total,
         successful_attempts: row.successful,
         failed_attempts: row.total - row.successful,
+        executions: executions.get(row.machineId) ?? 0,
       })),
     };
   }

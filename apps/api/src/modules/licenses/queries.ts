@@ -131,6 +131,31 @@ export async function ownedLicense(db: Database, customerId: string, licenseKey:
   return row ?? null;
 }
 
+/**
+ * The license this customer's key named before a rotation still within its grace, or null. For reads only: a page
+ * (or another tab) that asked by the old key a moment before the rotation's answer arrived is answered, not told 404;
+ * a change by the old key is still refused.
+ */
+export async function ownedLicenseByPreviousKey(
+  db: Database,
+  customerId: string,
+  licenseKey: string,
+  now = new Date(),
+): Promise<LicenseRow | null> {
+  const [aliased] = await db
+    .select({ license: licenses })
+    .from(licenseKeyAliases)
+    .innerJoin(licenses, eq(licenses.id, licenseKeyAliases.licenseId))
+    .where(
+      and(
+        eq(licenseKeyAliases.licenseKey, licenseKey),
+        gt(licenseKeyAliases.validUntil, now),
+        eq(licenses.customerId, customerId),
+      ),
+    );
+  return aliased?.license ?? null;
+}
+
 export async function machinesOf(db: Database, licenseId: string): Promise<MachineRow[]> {
   return db.select().from(machines).where(eq(machines.licenseId, licenseId)).orderBy(asc(machines.boundAt));
 }
@@ -284,6 +309,20 @@ export async function topFeatures(db: Database, licenseIds: string[], limit: num
     .orderBy(desc(sql`sum(${usageRollups.executions})`), asc(usageRollups.feature))
     .limit(limit);
   return rows.map((row) => row.feature);
+}
+
+/** Executions each device of the license started since the day, by raw machine id. */
+export async function executionsByMachine(
+  db: Database,
+  licenseId: string,
+  since: string,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .select({ machineId: usageRollups.machineId, total: sql<string>`sum(${usageRollups.executions})` })
+    .from(usageRollups)
+    .where(and(eq(usageRollups.licenseId, licenseId), gte(usageRollups.day, since)))
+    .groupBy(usageRollups.machineId);
+  return new Map(rows.map((row) => [row.machineId, Number(row.total)]));
 }
 
 export async function validationStats(db: Database, licenseId: string, since: string) {

@@ -77,6 +77,7 @@ export function DashboardContent() {
             <MonthlyUsage
               utilization={data.usage_analytics.license_utilization}
               monthExecutions={data.usage_analytics.current_month_executions}
+              monthlyCapacity={data.usage_analytics.monthly_capacity}
             />
             <MostUsedFeatures features={data.usage_analytics.most_used_features} />
           </aside>

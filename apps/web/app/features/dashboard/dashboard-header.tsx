@@ -37,20 +37,11 @@ export function DashboardHeader({
         <h1 className="text-2xl font-semibold tracking-tight sm:text-3xl">Customer Dashboard</h1>
         <p className="mt-1 text-sm text-fg-muted">Manage your licenses and account</p>
       </div>
-      <div className="flex min-w-0 items-center gap-3">
-        {connectionProblem ? <ConnectionBadge problem={connectionProblem} /> : live && <LiveIndicator state={live} />}
-        <button
-          type="button"
-          onClick={onRefresh}
-          disabled={refreshing}
-          aria-label="Refresh dashboard"
-          title="Refresh dashboard"
-          className="inline-flex size-9 shrink-0 items-center justify-center rounded-lg border border-border bg-bg-elevated text-fg-muted transition-colors hover:bg-bg-subtle hover:text-fg disabled:cursor-not-allowed disabled:opacity-60"
-        >
-          <RefreshCw className={`size-4 ${refreshing ? "animate-spin" : ""}`} aria-hidden="true" />
-        </button>
+      {/* Below md the person gets a row of their own (a 375 px screen has no room for a name beside Logout); from md
+          up, one row: live state, refresh, the person, Logout. */}
+      <div className="flex min-w-0 flex-wrap items-center gap-3 md:flex-nowrap">
         {customer && (
-          <div className="flex min-w-0 flex-1 items-center gap-3 md:flex-none">
+          <div className="flex w-full min-w-0 items-center gap-3 md:order-2 md:w-auto">
             <UserAvatar src={customer.avatar_url} size="lg" />
             <div className="min-w-0">
               <p className="truncate font-medium" title={customer.name}>
@@ -62,7 +53,24 @@ export function DashboardHeader({
             </div>
           </div>
         )}
-        <button type="button" onClick={onLogout} className={buttonClass("secondary", "sm", "ml-auto shrink-0 md:ml-2")}>
+        <div className="flex items-center gap-3 md:order-1">
+          {connectionProblem ? <ConnectionBadge problem={connectionProblem} /> : live && <LiveIndicator state={live} />}
+          <button
+            type="button"
+            onClick={onRefresh}
+            disabled={refreshing}
+            aria-label="Refresh dashboard"
+            title="Refresh dashboard"
+            className="inline-flex size-9 shrink-0 items-center justify-center rounded-lg border border-border bg-bg-elevated text-fg-muted transition-colors hover:bg-bg-subtle hover:text-fg disabled:cursor-not-allowed disabled:opacity-60"
+          >
+            <RefreshCw className={`size-4 ${refreshing ? "animate-spin" : ""}`} aria-hidden="true" />
+          </button>
+        </div>
+        <button
+          type="button"
+          onClick={onLogout}
+          className={buttonClass("secondary", "sm", "ml-auto shrink-0 md:order-3 md:ml-2")}
+        >
           <LogOut className="size-4" aria-hidden="true" />
           Logout
         </button>

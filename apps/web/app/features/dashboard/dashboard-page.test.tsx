@@ -177,6 +177,28 @@ describe("DashboardPage", () => {
     expect(calls("/api/license/machines/FLOT-OLD")).toHaveLength(1);
   });
 
+  it("says what 100 % is: the executions a month the plan includes", async () => {
+    routes["GET /api/customer/dashboard"] = () =>
+      json(200, {
+        success: true,
+        data: dashboardData({
+          usage_analytics: {
+            total_executions: 40,
+            current_month_executions: 20,
+            license_utilization: 2,
+            monthly_capacity: 1000,
+            most_used_features: [],
+          },
+        }),
+      });
+    renderDashboard();
+    expect(await screen.findByText("2% of license capacity used")).toBeInTheDocument();
+    const utilization = screen.getByText("Utilization", { selector: "dt" });
+    expect(utilization).toHaveTextContent("Utilization of 1,000 executions a month");
+    expect(utilization.nextElementSibling).toHaveTextContent("2%");
+    expect(screen.getByText("20 of the 1,000 executions your plan includes this month")).toBeInTheDocument();
+  });
+
   it("caps the usage bar at 100 percent and hides an empty features list", async () => {
     routes["GET /api/customer/dashboard"] = () =>
       json(200, {

@@ -2,7 +2,16 @@ import { USAGE_BAR_MAX_PERCENT } from "@flotilla/contracts/timings";
 import { formatCount, roundPercent, usageBarWidth } from "../../lib/portal-format";
 
 /** The month's share of license capacity; the bar never grows past 100 %, the figure may. */
-export function MonthlyUsage({ utilization, monthExecutions }: { utilization: number; monthExecutions: number }) {
+export function MonthlyUsage({
+  utilization,
+  monthExecutions,
+  monthlyCapacity,
+}: {
+  utilization: number;
+  monthExecutions: number;
+  /** What 100 % is; absent from an older server's answer. */
+  monthlyCapacity?: number;
+}) {
   const percent = roundPercent(utilization);
   const width = usageBarWidth(utilization);
   const over = percent > USAGE_BAR_MAX_PERCENT;
@@ -29,7 +38,9 @@ export function MonthlyUsage({ utilization, monthExecutions }: { utilization: nu
       </div>
       <p className="mt-3 text-sm text-fg-muted">{text}</p>
       <p className="mt-1 text-xs text-fg-muted">
-        {formatCount(monthExecutions)} {monthExecutions === 1 ? "execution" : "executions"} this month
+        {monthlyCapacity
+          ? `${formatCount(monthExecutions)} of the ${formatCount(monthlyCapacity)} executions your plan includes this month`
+          : `${formatCount(monthExecutions)} ${monthExecutions === 1 ? "execution" : "executions"} this month`}
       </p>
     </section>
   );

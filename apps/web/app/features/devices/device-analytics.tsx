@@ -48,6 +48,11 @@ export function DeviceAnalytics({ analytics, loading }: { analytics: MachineAnal
           </div>
         ))}
       </dl>
+      <p className="mt-2 text-xs text-fg-muted">
+        A validation is one check of the license by the app (at start, then on each heartbeat). Active Devices hold a
+        slot now and validated in these {ANALYTICS_WINDOW_DAYS} days; a device's uses are its validations, and its
+        executions are the agent runs it started.
+      </p>
       {refused.length > 0 && (
         <div className="mt-4">
           <h6 id={refusedId} className="flex items-center gap-2 text-sm font-semibold">

@@ -50,6 +50,7 @@ function usageByDisplayId(analytics: MachineAnalytics | undefined) {
       total: stat?.total_attempts ?? 0,
       successful: stat?.successful_attempts ?? 0,
       failed: stat?.failed_attempts ?? 0,
+      executions: stat?.executions,
       busiest,
     };
   };

@@ -505,6 +505,33 @@ describe("DevicePanel: analytics", () => {
     expect(screen.queryByText("Usage Analytics (Last 30 Days)")).not.toBeInTheDocument();
   });
 
+  it("says what each figure counts, and a device's executions beside its uses", async () => {
+    routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER], 5);
+    routes[`GET ${ANALYTICS_URL}`] = () =>
+      json(200, {
+        success: true,
+        data: {
+          days: 30,
+          summary: { total_attempts: 3, successful_attempts: 3, unique_machines_active: 2 },
+          machine_stats: [
+            { ...STAT("LAPT-1111", 1, 1), executions: 12 },
+            { ...STAT("SRV-2222", 2, 2), executions: 1 },
+          ],
+        },
+      });
+    const { user } = renderPanel();
+    await screen.findByText("LAPT-1111");
+    await user.click(screen.getByRole("button", { name: "Show Analytics" }));
+    const title = await screen.findByRole("heading", { name: "Usage Analytics (Last 30 Days)" });
+    expect(title.parentElement).toHaveTextContent(
+      "Active Devices hold a slot now and validated in these 30 days; a device's uses are its validations, and its executions are the agent runs it started.",
+    );
+    const laptop = screen.getByText("1 use").parentElement!;
+    expect(laptop).toHaveTextContent("1 successful");
+    expect(laptop).toHaveTextContent("12 executions");
+    expect(screen.getByText("2 uses").parentElement).toHaveTextContent("1 execution");
+  });
+
   it("colours a device yellow above 0.3 of the busiest", async () => {
     routes[`GET ${LIST_URL}`] = () => listAnswer([LAPTOP, BUILD_SERVER], 5);
     routes[`GET ${ANALYTICS_URL}`] = () =>

@@ -1,9 +1,11 @@
 /** POST /api/customer/licenses (spec section 7): creates the customer's one license. */
-import type { License } from "@flotilla/contracts/licensing";
+import type { DashboardData, License } from "@flotilla/contracts/licensing";
 import { MESSAGES } from "@flotilla/contracts/messages";
 import type { TierId } from "@flotilla/contracts/plans";
+import { useQueryClient } from "@tanstack/react-query";
 import { del, HttpError, OfflineError, post, put, serverErrorMessage } from "../../lib/http";
 import { readStoredToken } from "../../lib/token-storage";
+import { dashboardQueryKey } from "../dashboard/api";
 import { usePortalMutation } from "../portal/use-portal-mutation";
 
 interface CreateLicenseAnswer {
@@ -85,8 +87,35 @@ export function useSetOfflineFiles(licenseKey: string) {
   return usePortalMutation({ mutationFn: (allowed: boolean) => setOfflineFiles(licenseKey, allowed) });
 }
 
+/**
+ * On success the cached dashboard moves to the new key at once, before any refresh: the card and its device panel
+ * then ask by the new key, and nothing refetches by the old one (the live stream's refresh refetches active queries
+ * only, and the old key's are no longer observed).
+ */
 export function useRotateLicenseKey() {
-  return usePortalMutation({ mutationFn: rotateLicenseKey });
+  const queryClient = useQueryClient();
+  return usePortalMutation({
+    mutationFn: rotateLicenseKey,
+    onSuccess: (rotated) => {
+      queryClient.setQueryData<DashboardData | null>(dashboardQueryKey, (data) =>
+        data
+          ? {
+              ...data,
+              // Only the key moves: the rotation's answer carries no running executions or refusals.
+              licenses: data.licenses.map((license) =>
+                license.id === rotated.license.id
+                  ? {
+                      ...license,
+                      license_key: rotated.license.license_key,
+                      previous_key_valid_until: rotated.previousKeyValidUntil,
+                    }
+                  : license,
+              ),
+            }
+          : data,
+      );
+    },
+  });
 }
 
 export function useDismissRefusals() {

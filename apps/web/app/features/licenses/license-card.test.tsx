@@ -1,11 +1,12 @@
 import type { License } from "@flotilla/contracts/licensing";
-import { QueryClientProvider } from "@tanstack/react-query";
+import { QueryClientProvider, useQueryClient } from "@tanstack/react-query";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createPortalQueryClient } from "../../lib/query-client";
 import { SignupOpenerContext } from "../../lib/signup-opener";
+import { dashboardQueryKey, useDashboardQuery } from "../dashboard/api";
 import { LicenseCard } from "./license-card";
 import { freeSlotText } from "./refused-activations-notice";
 
@@ -455,5 +456,90 @@ describe("freeSlotText", () => {
     expect(freeSlotText(1, 3)).toBe("The first of them to start gets the free slot.");
     expect(freeSlotText(2, 3)).toBe("The first 2 of them to start get the free slots.");
     expect(freeSlotText(3, 2)).toBe("Each of them gets a slot the next time it starts.");
+  });
+});
+
+describe("LicenseCard: after a rotation nothing asks by the old key", () => {
+  const NEW_KEY = "FLOT-NEWKY-22222-33333-44444-55555";
+
+  /** The card as the dashboard shows it: its license comes from the cached dashboard. */
+  function DashboardCard() {
+    const dashboard = useDashboardQuery();
+    const queryClient = useQueryClient();
+    const license = dashboard.data?.licenses[0];
+    return license ? (
+      <LicenseCard
+        license={license}
+        onChanged={() => void queryClient.invalidateQueries({ queryKey: dashboardQueryKey })}
+      />
+    ) : null;
+  }
+
+  it("the card moves to the new key at once; the live refresh that follows asks by the new key only", async () => {
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const dashboardWith = (key: string) => ({
+      customer: { name: "Ada", email: "ada@example.com", avatar_url: null },
+      licenses: [{ ...BASE, license_key: key }],
+      usage_analytics: {
+        total_executions: 0,
+        current_month_executions: 0,
+        license_utilization: 0,
+        most_used_features: [],
+      },
+    });
+    let rotated = false;
+    // The dashboard's refetch after the rotation is slow: the old code kept the old key on the card meanwhile.
+    let releaseDashboard: () => void = () => undefined;
+    const slowDashboard = new Promise<void>((resolve) => {
+      releaseDashboard = resolve;
+    });
+    const requests: string[] = [];
+    fetchMock.mockImplementation(async (input, init) => {
+      const request = `${init?.method ?? "GET"} ${String(input)}`;
+      requests.push(request);
+      if (request === "GET /api/customer/dashboard") {
+        if (!rotated) return json(200, { success: true, data: dashboardWith(BASE.license_key) });
+        await slowDashboard;
+        return json(200, { success: true, data: dashboardWith(NEW_KEY) });
+      }
+      if (request === `POST /api/customer/licenses/${BASE.license_key}/rotate`) {
+        rotated = true;
+        return json(200, {
+          success: true,
+          data: {
+            license: { ...BASE, license_key: NEW_KEY, previous_key_valid_until: until },
+            previous_key_valid_until: until,
+          },
+        });
+      }
+      if (String(input).startsWith("/api/license/machines/")) {
+        return json(200, { success: true, data: { current_count: 0, max_machines: 3, machines: [] } });
+      }
+      throw new Error(`unexpected request ${request}`);
+    });
+    const queryClient = createPortalQueryClient();
+    const user = userEvent.setup();
+    render(
+      <MemoryRouter>
+        <QueryClientProvider client={queryClient}>
+          <DashboardCard />
+        </QueryClientProvider>
+      </MemoryRouter>,
+    );
+    const card = await screen.findByRole("article");
+    await user.click(within(card).getByRole("button", { name: "Rotate key" }));
+    await user.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Rotate key" }));
+    await screen.findByRole("dialog", { name: "Your new license key" });
+    const sent = requests.length;
+
+    // The rotation's change notice reaches the live stream, which refreshes every query in view.
+    // (Not awaited: the dashboard's refetch waits until released below.)
+    void queryClient.invalidateQueries();
+    await vi.waitFor(() =>
+      expect(requests.slice(sent)).toContain(`GET /api/license/machines/${encodeURIComponent(NEW_KEY)}`),
+    );
+    releaseDashboard();
+    await vi.waitFor(() => expect(queryClient.isFetching()).toBe(0));
+    expect(requests.slice(sent).filter((request) => request.includes(BASE.license_key))).toEqual([]);
   });
 });
