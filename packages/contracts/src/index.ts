@@ -9,3 +9,4 @@ export * from "./newsletter";
 export * from "./plans";
 export * from "./signup";
 export * from "./timings";
+export * from "./releases";
