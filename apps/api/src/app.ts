@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import compress from "@fastify/compress";
 import cookie from "@fastify/cookie";
 import { ApiErrorSchema, ERROR_CODES } from "@flotilla/contracts/api-errors";
@@ -36,6 +39,11 @@ import { createLicenseSigner } from "./modules/licenses/signing";
 import { CustomerEventHub } from "./modules/live/customer-events";
 import { registerLiveEventRoutes } from "./modules/live/routes";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
+import { loadReleaseKeys } from "./modules/releases/keys";
+import { registerReleaseRoutes } from "./modules/releases/routes";
+import { ReleaseService } from "./modules/releases/service";
+import { type ArtifactStorage, FolderStorage, folderRoot, S3Storage } from "./modules/releases/storage";
+import { admittedTesters } from "./modules/releases/testers";
 import { registerSignupRoutes } from "./modules/signup/routes";
 import { registerDevMailPage } from "./outbox/dev-mail-page";
 import { createMailSender } from "./outbox/mail";
@@ -59,6 +67,7 @@ declare module "fastify" {
     jobs: JobScheduler;
     lifecycle: Lifecycle;
     outbox: OutboxRunner;
+    releases: ReleaseService;
   }
 }
 
@@ -352,6 +361,28 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       flushCounters: () => licensing.recorder.flush(),
       appSecret: secret,
     }),
+    config,
+  });
+  // Distribution (issue 36, decisions 0059-0061).
+  const { storage: storageConfig } = config.releases;
+  const storage: ArtifactStorage =
+    storageConfig.kind === "s3"
+      ? new S3Storage(storageConfig)
+      : new FolderStorage(folderRoot(config.dataDir ?? mkdtempSync(join(tmpdir(), "flotilla-artifacts-"))));
+  const releases = new ReleaseService(database.db, storage, loadReleaseKeys(config), {
+    appSecret: secret,
+    publicOrigin: config.publicOrigin,
+    expiredAccess: config.releases.expiredAccess,
+    isTester: admittedTesters(database.db),
+  });
+  app.decorate("releases", releases);
+  registerReleaseRoutes(app, {
+    db: database.db,
+    releases,
+    licensing,
+    signer,
+    auth,
+    roles: adminRoles,
     config,
   });
   if (allows(config, "devMailPage")) registerDevMailPage(app, database.db);
