@@ -177,6 +177,7 @@ const MATRIX: Record<string, Entry> = {
       "GET /api/admin/releases",
       "GET /api/admin/releases/{releaseId}",
       "POST /api/admin/releases/{releaseId}/artifacts",
+      "DELETE /api/admin/releases/{releaseId}/artifacts/{artifactId}",
       "GET /api/admin/uploads/{uploadId}",
       "PATCH /api/admin/uploads/{uploadId}",
       "POST /api/admin/uploads/{uploadId}/parts",

@@ -214,6 +214,58 @@ describe("releases", () => {
     expect(release.json().data.artifacts).toHaveLength(1);
   });
 
+  it("a draft's abandoned artifact can be removed and added again; a published release keeps its artifacts", async () => {
+    const id = await draft("3.2.0");
+    const first = await signedArtifact(devKey(app), newBytes(2_000), "w.zip");
+    const added = await post(`/api/admin/releases/${id}/artifacts`, {
+      platform: "windows",
+      arch: "x86_64",
+      ...first.declared,
+    });
+    const artifactId = added.json().data.artifact.id as string;
+    // Half an upload, then the operator gives up on it.
+    await app.inject({
+      method: "PATCH",
+      url: `/api/admin/uploads/${added.json().data.upload.upload_id}`,
+      headers: { ...auth(token), "content-type": "application/offset+octet-stream", "upload-offset": "0" },
+      payload: first.bytes.subarray(0, 1_000),
+    });
+    const again = await post(`/api/admin/releases/${id}/artifacts`, {
+      platform: "windows",
+      arch: "x86_64",
+      ...first.declared,
+    });
+    expect(again.json().code).toBe("ARTIFACT_TAKEN");
+    const removed = await app.inject({
+      method: "DELETE",
+      url: `/api/admin/releases/${id}/artifacts/${artifactId}`,
+      headers: auth(token),
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(removed.json().data.artifacts).toEqual([]);
+    const retried = await post(`/api/admin/releases/${id}/artifacts`, {
+      platform: "windows",
+      arch: "x86_64",
+      ...first.declared,
+    });
+    expect((await uploadFolder(app, token, retried.json().data.upload.upload_id, first.bytes)).statusCode).toBe(200);
+    expect((await post(`/api/admin/releases/${id}/publish`, {})).statusCode).toBe(200);
+    const late = await app.inject({
+      method: "DELETE",
+      url: `/api/admin/releases/${id}/artifacts/${retried.json().data.artifact.id}`,
+      headers: auth(token),
+    });
+    expect(late.json().code).toBe("NOT_DRAFT");
+    // Another release's artifact id is not this release's.
+    const other = await draft("3.2.1");
+    const foreign = await app.inject({
+      method: "DELETE",
+      url: `/api/admin/releases/${other}/artifacts/${retried.json().data.artifact.id}`,
+      headers: auth(token),
+    });
+    expect(foreign.statusCode).toBe(404);
+  });
+
   it("yank and promote are audited and go out as webhooks through the outbox", async () => {
     const endpoint = await post(
       "/api/admin/webhooks",

@@ -11,6 +11,7 @@
  *   GET    /api/admin/releases                                   releases + download counts         → ReleaseListAnswer
  *   GET    /api/admin/releases/:releaseId                        one release                        → ReleaseAnswer
  *   POST   /api/admin/releases/:releaseId/artifacts              add an artifact, get its upload    → ArtifactUploadAnswer
+ *   DELETE /api/admin/releases/:releaseId/artifacts/:artifactId  a draft's artifact, and its bytes  → ReleaseAnswer
  *   GET    /api/admin/uploads/:uploadId                          where an upload stands (resume)    → UploadStatusAnswer
  *   HEAD   /api/admin/uploads/:uploadId                          folder storage: `Upload-Offset` header (tus-like)
  *   PATCH  /api/admin/uploads/:uploadId                          folder storage: bytes at `Upload-Offset`
@@ -52,6 +53,7 @@ export const RELEASE_PATHS = {
   adminReleases: "/api/admin/releases",
   adminRelease: "/api/admin/releases/:releaseId",
   adminArtifacts: "/api/admin/releases/:releaseId/artifacts",
+  adminArtifact: "/api/admin/releases/:releaseId/artifacts/:artifactId",
   adminUpload: "/api/admin/uploads/:uploadId",
   adminUploadParts: "/api/admin/uploads/:uploadId/parts",
   adminUploadComplete: "/api/admin/uploads/:uploadId/complete",

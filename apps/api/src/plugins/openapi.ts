@@ -92,6 +92,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /api/admin/releases": "adminListReleases",
   "GET /api/admin/releases/{releaseId}": "adminGetRelease",
   "POST /api/admin/releases/{releaseId}/artifacts": "adminAddArtifact",
+  "DELETE /api/admin/releases/{releaseId}/artifacts/{artifactId}": "adminRemoveArtifact",
   "GET /api/admin/uploads/{uploadId}": "adminGetUpload",
   "PATCH /api/admin/uploads/{uploadId}": "adminAppendUpload",
   "POST /api/admin/uploads/{uploadId}/parts": "adminPresignUploadParts",

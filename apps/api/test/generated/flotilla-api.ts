@@ -1271,6 +1271,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/releases/{releaseId}/artifacts/{artifactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a draft's artifact and its bytes (an abandoned or wrong upload), to add it again */
+        delete: operations["adminRemoveArtifact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/uploads/{uploadId}": {
         parameters: {
             query?: never;
@@ -9992,6 +10009,170 @@ export interface operations {
             };
             /**
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminRemoveArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                releaseId: string;
+                artifactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: an id is too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no release has this id, or it has no artifact with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_DRAFT: a published or yanked release keeps its artifacts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
              *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */

@@ -273,6 +273,35 @@ export function registerReleaseRoutes(
     }),
   );
 
+  api.delete(
+    "/api/admin/releases/:releaseId/artifacts/:artifactId",
+    {
+      ...operatorRoute,
+      schema: {
+        tags,
+        security: bearer,
+        summary: "Remove a draft's artifact and its bytes (an abandoned or wrong upload), to add it again",
+        params: ReleaseParams.extend({ artifactId: z.string().min(1).max(64) }),
+        response: {
+          200: ReleaseAnswerSchema,
+          ...refusals(
+            {
+              ...OPERATOR,
+              400: "VALIDATION_ERROR: an id is too long.",
+              404: "NOT_FOUND: no release has this id, or it has no artifact with this id.",
+              409: "NOT_DRAFT: a published or yanked release keeps its artifacts.",
+            },
+            withBody,
+          ),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await releases.removeArtifact(request.params.releaseId, request.params.artifactId),
+    }),
+  );
+
   api.get(
     "/api/admin/uploads/:uploadId",
     {

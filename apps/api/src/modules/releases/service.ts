@@ -342,6 +342,26 @@ export class ReleaseService {
     return { artifact: artifactJson(row), upload: this.target(uploadId, row.size, partSize, 0) };
   }
 
+  /** Removes a draft's artifact (an abandoned or wrong upload) with its bytes; answers the release. */
+  async removeArtifact(releaseId: string, artifactId: string): Promise<Release> {
+    const release = await this.releaseRow(releaseId);
+    if (release.state !== "draft") throw new HttpProblem(409, RELEASE_ERRORS.notDraft, "NOT_DRAFT");
+    if (!UUID.test(artifactId)) throw notFound(RELEASE_ERRORS.artifactNotFound);
+    const [row] = await this.db
+      .select({ artifact: releaseArtifacts, upload: releaseUploads })
+      .from(releaseArtifacts)
+      .leftJoin(releaseUploads, eq(releaseUploads.artifactId, releaseArtifacts.id))
+      .where(and(eq(releaseArtifacts.id, artifactId), eq(releaseArtifacts.releaseId, release.id)));
+    if (!row) throw notFound(RELEASE_ERRORS.artifactNotFound);
+    await this.db.delete(releaseArtifacts).where(eq(releaseArtifacts.id, artifactId));
+    const pending =
+      row.upload && row.artifact.uploadState !== "complete"
+        ? { id: row.upload.id, key: row.artifact.storageKey, s3UploadId: row.upload.s3UploadId }
+        : null;
+    await this.storage.discard(pending, row.artifact.storageKey).catch(() => undefined);
+    return this.get(release.id);
+  }
+
   private target(uploadId: string, size: number, partSize: number | null, offset: number): UploadTarget {
     if (this.storage.kind === "s3" && partSize) {
       return {
