@@ -121,6 +121,7 @@ export class ReleaseService {
   /** Replaced by the beta module's check (testers.ts); tests set their own. */
   isTester: TesterCheck;
   private published: { at: number; entries: Promise<PublishedEntry[]> } | null = null;
+  private open: { at: number; platforms: Promise<Set<ReleasePlatform>> } | null = null;
 
   constructor(
     private readonly db: Database,
@@ -648,9 +649,20 @@ export class ReleaseService {
     });
   }
 
-  async openPlatforms(): Promise<Set<ReleasePlatform>> {
-    const rows = await this.db.select().from(downloadPlatforms).where(eq(downloadPlatforms.open, true));
-    return new Set(rows.map((row) => row.platform as ReleasePlatform));
+  /** The open platforms, reused like the published list (PUBLISHED_CACHE_MS; cleared by a change on this instance). */
+  openPlatforms(): Promise<Set<ReleasePlatform>> {
+    const now = Date.now();
+    if (this.open && now - this.open.at < PUBLISHED_CACHE_MS) return this.open.platforms;
+    const platforms = this.db
+      .select()
+      .from(downloadPlatforms)
+      .where(eq(downloadPlatforms.open, true))
+      .then((rows) => new Set(rows.map((row) => row.platform as ReleasePlatform)));
+    this.open = { at: now, platforms };
+    platforms.catch(() => {
+      if (this.open?.platforms === platforms) this.open = null;
+    });
+    return platforms;
   }
 
   async setPlatform(platform: ReleasePlatform, open: boolean, actor: Actor) {
@@ -675,6 +687,7 @@ export class ReleaseService {
         after: { open },
       });
     });
+    this.open = null;
     return this.platforms();
   }
 
