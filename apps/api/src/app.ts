@@ -1,4 +1,5 @@
-import { mkdtempSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import compress from "@fastify/compress";
@@ -364,11 +365,14 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     config,
   });
   // Distribution (issue 36, decisions 0059-0061).
+  // Without a data folder (tests), artifacts go to a temporary folder, made on the first upload and removed on close.
+  const ephemeralArtifacts = join(tmpdir(), `flotilla-artifacts-${randomUUID()}`);
+  if (!config.dataDir) app.addHook("onClose", async () => rmSync(ephemeralArtifacts, { recursive: true, force: true }));
   const { storage: storageConfig } = config.releases;
   const storage: ArtifactStorage =
     storageConfig.kind === "s3"
       ? new S3Storage(storageConfig)
-      : new FolderStorage(folderRoot(config.dataDir ?? mkdtempSync(join(tmpdir(), "flotilla-artifacts-"))));
+      : new FolderStorage(folderRoot(config.dataDir ?? ephemeralArtifacts));
   const releases = new ReleaseService(database.db, storage, loadReleaseKeys(config), {
     appSecret: secret,
     publicOrigin: config.publicOrigin,
