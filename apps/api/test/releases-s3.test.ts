@@ -4,7 +4,7 @@
  * server's verification reading the object back, a download that is a 302 to a presigned GET (the instance never
  * carries the bytes), and a tampered upload deleted from the bucket.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
@@ -20,6 +20,7 @@ const ADMIN = "release.s3@example.com";
 const BUCKET = "flotilla-artifacts";
 
 let s3: S3rver;
+const bucketDir = mkdtempSync(join(tmpdir(), "flotilla-s3rver-"));
 let app: FastifyInstance;
 let close: () => Promise<void>;
 let token: string;
@@ -30,7 +31,7 @@ beforeAll(async () => {
     address: "127.0.0.1",
     port: 0,
     silent: true,
-    directory: mkdtempSync(join(tmpdir(), "flotilla-s3rver-")),
+    directory: bucketDir,
     configureBuckets: [{ name: BUCKET, configs: [] }],
   });
   const { port } = (await s3.run()) as { port: number };
@@ -56,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await close();
   await s3.close();
+  rmSync(bucketDir, { recursive: true, force: true });
 });
 
 const post = (url: string, payload: unknown) =>

@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash, createPublicKey, randomBytes, sign, verify } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -191,5 +191,6 @@ describe.skipIf(!minisignInstalled)("the real minisign tool", () => {
     expect(out).toContain("Signature and comment signature verified");
     writeFileSync(join(dir, "app.tar.gz"), Buffer.concat([bytes, Buffer.from("x")]));
     expect(spawnSync("minisign", ["-V", "-p", join(dir, "key.pub"), "-m", join(dir, "app.tar.gz")]).status).not.toBe(0);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

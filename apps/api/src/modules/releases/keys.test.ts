@@ -1,17 +1,26 @@
 /** Which release keys the server trusts (decision 0060). */
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateReleaseSigningKey, minisignPublicKeyFile } from "@flotilla/contracts/release-signing";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../config";
 import { DEV_KEY_FILE, DEV_PUBLIC_KEY_FILE, loadReleaseKeys } from "./keys";
 
 const base = { LOG_LEVEL: "silent", NODE_ENV: "development" };
+const made: string[] = [];
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "flotilla-release-keys-"));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("release keys", () => {
   it("on loopback without RELEASE_PUBLIC_KEYS: a development pair in DATA_DIR (0600), the same on the next start", () => {
-    const dir = mkdtempSync(join(tmpdir(), "flotilla-release-keys-"));
+    const dir = tempDir();
     const config = loadConfig({ ...base, DATA_DIR: dir });
     const first = loadReleaseKeys(config);
     expect(first.development).not.toBeNull();
@@ -27,7 +36,7 @@ describe("release keys", () => {
     const a = generateReleaseSigningKey();
     const b = generateReleaseSigningKey();
     const list = `${a.publicKey.minisign}, ${minisignPublicKeyFile(b.publicKey).tauri}`;
-    const dir = mkdtempSync(join(tmpdir(), "flotilla-release-keys-"));
+    const dir = tempDir();
     const keys = loadReleaseKeys(loadConfig({ ...base, DATA_DIR: dir, RELEASE_PUBLIC_KEYS: list }));
     expect(keys.development).toBeNull();
     expect(keys.trusted.map((key) => key.sparkle)).toEqual([a.publicKey.sparkle, b.publicKey.sparkle]);
@@ -36,7 +45,7 @@ describe("release keys", () => {
   });
 
   it("exposed without RELEASE_PUBLIC_KEYS: nothing is trusted, nothing generated", () => {
-    const dir = mkdtempSync(join(tmpdir(), "flotilla-release-keys-"));
+    const dir = tempDir();
     const config = loadConfig({
       ...base,
       DATA_DIR: dir,
