@@ -13,6 +13,7 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { InstanceRegistry } from "./db/instances";
 import { allows, conveniences } from "./exposure";
 import { cullingJob } from "./jobs/culling";
+import { releaseUploadsJob } from "./jobs/release-uploads";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
 import { withDeadline } from "./lib/peer-waits";
@@ -417,7 +418,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Methods `all` does not cover (PROPFIND, MKCOL…) reach the not-found handler: the same JSON.
   app.setNotFoundHandler(notFound);
 
-  const jobs = new JobScheduler(database.db, [retentionJob, cullingJob(licensing.seats)], app.log);
+  const jobs = new JobScheduler(
+    database.db,
+    [retentionJob, cullingJob(licensing.seats), releaseUploadsJob(releases.storage)],
+    app.log,
+  );
   app.decorate("jobs", jobs);
   if (config.backgroundJobs) {
     jobs.start();

@@ -5,10 +5,15 @@
  * token, a customer who is not an admin, a tampered upload, an artifact signed by another key.
  */
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { generateReleaseSigningKey } from "@flotilla/contracts/release-signing";
 import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { releaseUploadsJob } from "../src/jobs/release-uploads";
+import { runExclusively } from "../src/jobs/scheduler";
+import type { FolderStorage } from "../src/modules/releases/storage";
 import { devSignIn } from "./helpers/dev-sign-in";
 import {
   auth,
@@ -264,6 +269,38 @@ describe("releases", () => {
       headers: auth(token),
     });
     expect(foreign.statusCode).toBe(404);
+  });
+
+  it("an upload abandoned for a week is removed with its bytes by the background job", async () => {
+    const id = await draft("3.3.0");
+    const file = await signedArtifact(devKey(app), newBytes(3_000), "abandoned.zip");
+    const added = await post(`/api/admin/releases/${id}/artifacts`, {
+      platform: "linux",
+      arch: "x86_64",
+      ...file.declared,
+    });
+    const uploadId = added.json().data.upload.upload_id as string;
+    await app.inject({
+      method: "PATCH",
+      url: `/api/admin/uploads/${uploadId}`,
+      headers: { ...auth(token), "content-type": "application/offset+octet-stream", "upload-offset": "0" },
+      payload: file.bytes.subarray(0, 1_500),
+    });
+    const storage = app.releases.storage as FolderStorage;
+    const pendingFile = join(dirname(dirname(storage.pathOf("x/y"))), ".uploads", uploadId);
+    expect(existsSync(pendingFile)).toBe(true);
+    const job = releaseUploadsJob(storage);
+    // Six days on: kept.
+    expect((await runExclusively(app.database.db, job, new Date(Date.now() + 6 * 86_400_000))).ran).toBe(true);
+    expect(
+      (await app.inject({ url: `/api/admin/releases/${id}`, headers: auth(token) })).json().data.artifacts,
+    ).toHaveLength(1);
+    const outcome = await runExclusively(app.database.db, job, new Date(Date.now() + 8 * 86_400_000));
+    expect(outcome).toMatchObject({ ran: true, result: { abandonedUploads: 1 } });
+    expect(
+      (await app.inject({ url: `/api/admin/releases/${id}`, headers: auth(token) })).json().data.artifacts,
+    ).toEqual([]);
+    expect(existsSync(pendingFile)).toBe(false);
   });
 
   it("yank and promote are audited and go out as webhooks through the outbox", async () => {
