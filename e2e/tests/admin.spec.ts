@@ -422,3 +422,19 @@ for (const theme of ["light", "dark"] as const) {
     await page.context().close();
   });
 }
+
+test("on a phone the console opens with its section's tab in view, the strip scrolled to it, not the page", async ({
+  browser,
+}) => {
+  const page = await newPage(browser);
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto("/admin?tab=webhooks");
+  await expect(page).toHaveURL(/\/login\?redirect=/);
+  await completeSignIn(page, E2E_ADMIN_EMAIL, "Ops Admin");
+  await expect(page).toHaveURL(/\/admin\?tab=webhooks$/);
+  const tab = page.getByRole("navigation", { name: "Console sections" }).getByRole("link", { name: "Webhooks" });
+  await expect(tab).toHaveAttribute("aria-current", "page");
+  await expect(tab).toBeInViewport({ ratio: 1 });
+  expect(await page.evaluate(() => window.scrollX)).toBe(0);
+  await page.context().close();
+});

@@ -55,7 +55,7 @@ import { frameworkErrors, registerErrorHandler, registerNulGuard } from "./plugi
 import { type Metrics, registerMetrics } from "./plugins/metrics";
 import { registerOpenApi } from "./plugins/openapi";
 import { registerRateLimit } from "./plugins/rate-limit";
-import { insistsOnHttps, registerSecurity } from "./plugins/security";
+import { insistsOnHttps, isSubresource, registerSecurity } from "./plugins/security";
 import { sitePlugin } from "./plugins/site";
 
 declare module "fastify" {
@@ -147,7 +147,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Every answer names its request (correlates with nginx's log); while draining, every answer closes its
   // connection: clients reconnect, and find another instance.
   app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
+    // A script, style or image file is never the request anyone asks about (and its bytes count on a phone).
+    if (!isSubresource(request.url)) reply.header("x-request-id", request.id);
     done();
   });
   // Decided when the answer leaves, not when the request came: a request held across the start of a drain (a watch)

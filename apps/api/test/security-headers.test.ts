@@ -226,13 +226,30 @@ describe("the site's pages", () => {
     }
   });
 
-  it("static assets carry nosniff and a CSP too", async () => {
-    const assets = readdirSync(join(siteDir, "assets")).filter((name) => name.endsWith(".js"));
-    expect(assets.length).toBeGreaterThan(0);
-    const response = await development.app.inject(`/assets/${assets[0]}`);
-    expect(response.statusCode).toBe(200);
-    expect(response.headers["x-content-type-options"]).toBe("nosniff");
-    expect(response.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  it("scripts and styles carry nosniff and CORP, and none of the headers meant for documents", async () => {
+    const assets = readdirSync(join(siteDir, "assets")).filter((name) => /\.(js|css)$/.test(name));
+    expect(assets.some((name) => name.endsWith(".js")) && assets.some((name) => name.endsWith(".css"))).toBe(true);
+    for (const asset of assets) {
+      const response = await development.app.inject(`/assets/${asset}?v=1`);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers["x-content-type-options"], asset).toBe("nosniff");
+      expect(response.headers["cross-origin-resource-policy"], asset).toBe("same-origin");
+      for (const documentOnly of [
+        "content-security-policy",
+        "x-frame-options",
+        "referrer-policy",
+        "cross-origin-opener-policy",
+        "origin-agent-cluster",
+        "x-xss-protection",
+        "x-request-id",
+      ]) {
+        expect(response.headers[documentOnly], `${asset}: ${documentOnly}`).toBeUndefined();
+      }
+    }
+    // An SVG can be opened as a page, with scripts: it keeps the locked-down CSP.
+    const svg = await development.app.inject("/favicon.svg");
+    expect(svg.statusCode).toBe(200);
+    expect(svg.headers["content-security-policy"]).toContain("default-src 'none'");
   });
 });
 

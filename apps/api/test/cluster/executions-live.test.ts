@@ -183,6 +183,9 @@ const describeDelays = (delays: number[]) => {
   return `p50 ${p50} ms, max ${max} ms`;
 };
 
+/** How long the instances may take to say Redis is "ok" again after it is back (a bound on a hang). */
+const REDIS_BACK_WITHIN_MS = 45_000;
+
 async function everyInstanceSaysRedis(state: "ok" | "down", withinMs: number): Promise<number> {
   return timeUntil(async () => {
     const probes = await Promise.all(cluster.instances.map((instance) => readiness(instance.url)));
@@ -456,8 +459,10 @@ describe("execution leases and the live stream across instances", () => {
     } finally {
       await redis.start();
     }
-    const back = await everyInstanceSaysRedis("ok", 15_000);
-    expect(back).toBeLessThan(15_000);
+    // A hang-catcher, not a promise: each instance's breaker probes Redis once per cool-down, and on a loaded machine
+    // a probe slower than the 50 ms command timeout counts as down, so "ok" can take a few cool-downs.
+    const back = await everyInstanceSaysRedis("ok", REDIS_BACK_WITHIN_MS);
+    expect(back).toBeLessThan(REDIS_BACK_WITHIN_MS);
     // Redis back: its subscription's return is a gap in the channel, which the stream passes on as `resync`.
     const resync = await fixture.stream.next("resync", 3_000).then(
       () => "sent",
@@ -469,7 +474,7 @@ describe("execution leases and the live stream across instances", () => {
     );
     expect(Math.max(...delays, ...after)).toBeLessThanOrEqual(1_000);
     expect(fixture.stream.endedAt).toBeNull();
-  }, 60_000);
+  }, 120_000);
 
   it("Redis frozen (SIGSTOP): changes still reach the stream within 1 s (PostgreSQL NOTIFY; a publish waits 50 ms at most)", async () => {
     const fixture = await liveFixture();
@@ -483,14 +488,14 @@ describe("execution leases and the live stream across instances", () => {
     } finally {
       redis.thaw();
     }
-    const back = await everyInstanceSaysRedis("ok", 15_000);
+    const back = await everyInstanceSaysRedis("ok", REDIS_BACK_WITHIN_MS);
     figures.push(
       `live stream with Redis frozen (SIGSTOP; every instance "redis: down" ${down} ms after it): 6 changes through the other instances → the event ${describeDelays(delays)} after the change's answer; "ok" again ${back} ms after SIGCONT`,
     );
     expect(Math.max(...delays)).toBeLessThanOrEqual(1_000);
-    expect(back).toBeLessThan(15_000);
+    expect(back).toBeLessThan(REDIS_BACK_WITHIN_MS);
     expect(fixture.stream.endedAt).toBeNull();
-  }, 60_000);
+  }, 120_000);
 
   it("nginx reloaded (SIGHUP) with a stream open: its old worker closes the stream within worker_shutdown_timeout and goes; the reconnection is ready on a new one", async () => {
     const limit = shutdownTimeoutSeconds();

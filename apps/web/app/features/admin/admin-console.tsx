@@ -1,4 +1,5 @@
 /** The console's frame: title, who is signed in, and the sections as links (?tab=…), so each has an address. */
+import { useLayoutEffect, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
 import { ConnectionBadge, ConnectionNotice, useConnectionProblem } from "../portal/connection-status";
 import { AdminsSection } from "./admins-section";
@@ -24,6 +25,15 @@ export function AdminConsole({ admin }: { admin: { email: string; source: "confi
   const current = SECTIONS.find((section) => section.id === params.get("tab")) ?? SECTIONS[0];
   const { Component } = current;
   const problem = useConnectionProblem();
+  const strip = useRef<HTMLElement>(null);
+  // On a narrow screen the strip scrolls sideways: the open section's tab is brought into view (centred), so the
+  // console never opens on a section whose tab is off-screen. Only the strip scrolls, never the page.
+  useLayoutEffect(() => {
+    const nav = strip.current;
+    const tab = nav?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!nav || !tab || nav.scrollWidth <= nav.clientWidth) return;
+    nav.scrollLeft = tab.offsetLeft - (nav.clientWidth - tab.offsetWidth) / 2;
+  }, [current.id]);
   return (
     <div className="mx-auto max-w-7xl px-4 py-8 sm:px-6 sm:py-10 lg:px-8">
       <header className="flex flex-col gap-2 border-b border-border pb-6 sm:flex-row sm:items-end sm:justify-between">
@@ -37,7 +47,11 @@ export function AdminConsole({ admin }: { admin: { email: string; source: "confi
         {problem && <ConnectionBadge problem={problem} />}
       </header>
       <ConnectionNotice />
-      <nav aria-label="Console sections" className="-mx-4 mt-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
+      <nav
+        ref={strip}
+        aria-label="Console sections"
+        className="relative -mx-4 mt-4 overflow-x-auto px-4 sm:mx-0 sm:px-0"
+      >
         <ul className="flex min-w-max gap-1 border-b border-border">
           {SECTIONS.map((section) => {
             const active = section.id === current.id;

@@ -163,6 +163,10 @@ export async function renderMarkdown(markdown: string, options: RenderOptions = 
     .use(rehypeSlug)
     .use(rehypeShiki, {
       themes: { light: "github-light", dark: "github-dark" },
+      // Each language's grammar is loaded the first time a code block uses it. By default the plugin loads all of
+      // Shiki's 200-odd grammars before the first page: most of a fresh build's prerender time.
+      langs: [],
+      lazy: true,
       defaultColor: "light",
       colorReplacements: CODE_COLOR_REPLACEMENTS,
       addLanguageClass: true,
