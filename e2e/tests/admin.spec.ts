@@ -369,7 +369,6 @@ for (const theme of ["light", "dark"] as const) {
       ["Newsletter", () => page.getByRole("heading", { level: 2, name: "Newsletter" })],
       ["Customers", () => page.getByRole("table", { name: "Customers" })],
       ["Audit log", () => page.getByRole("table", { name: "Audit events" })],
-      ["Releases", () => page.getByRole("heading", { level: 2, name: "Releases" })],
       ["Webhooks", () => page.getByRole("heading", { level: 2, name: "Webhooks" })],
       ["Admins", () => page.getByRole("list", { name: "Admins" })],
     ] as const) {
