@@ -156,6 +156,13 @@ const MATRIX: Record<string, Entry> = {
       "POST /api/admin/webhooks/{endpointId}/test",
       "GET /api/admin/webhooks/{endpointId}/deliveries",
       "POST /api/admin/webhooks/{endpointId}/deliveries/{deliveryId}/resend",
+      "GET /api/admin/beta/waves",
+      "POST /api/admin/beta/waves",
+      "GET /api/admin/beta/candidates",
+      "GET /api/admin/beta/waves/{waveId}/invitations",
+      "POST /api/admin/beta/waves/{waveId}/admit",
+      "POST /api/admin/beta/invitations/{invitationId}/resend",
+      "POST /api/admin/beta/invitations/{invitationId}/withdraw",
     ].map((key) => [
       key,
       {
@@ -172,7 +179,13 @@ const MATRIX: Record<string, Entry> = {
                   ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
                   : key.startsWith("PATCH")
                     ? { enabled: false }
-                    : undefined,
+                    : key === "POST /api/admin/beta/waves"
+                      ? { name: "attacker wave", date: "2026-12-01" }
+                      : key.endsWith("/admit")
+                        ? { signup_ids: ["00000000-0000-4000-8000-000000000005"] }
+                        : key.endsWith("/withdraw")
+                          ? { reason: "attacker" }
+                          : undefined,
       },
     ]),
   ),
@@ -203,6 +216,8 @@ const PATH_VALUES: Record<string, () => { value: string; owner: "A" | "B" }[]> =
   ],
   endpointId: () => [{ value: "00000000-0000-4000-8000-000000000001", owner: "A" }],
   deliveryId: () => [{ value: "00000000-0000-4000-8000-000000000002", owner: "A" }],
+  waveId: () => [{ value: "00000000-0000-4000-8000-000000000003", owner: "A" }],
+  invitationId: () => [{ value: "00000000-0000-4000-8000-000000000004", owner: "A" }],
 };
 
 /** Every combination of path values that touches at least one of A's resources. */

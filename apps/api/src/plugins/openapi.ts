@@ -88,6 +88,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/admin/webhooks/{endpointId}/test": "adminSendWebhookTest",
   "GET /api/admin/webhooks/{endpointId}/deliveries": "adminListWebhookDeliveries",
   "POST /api/admin/webhooks/{endpointId}/deliveries/{deliveryId}/resend": "adminResendWebhookDelivery",
+  "GET /api/admin/beta/waves": "adminListBetaWaves",
+  "POST /api/admin/beta/waves": "adminCreateBetaWave",
+  "GET /api/admin/beta/candidates": "adminListBetaCandidates",
+  "GET /api/admin/beta/waves/{waveId}/invitations": "adminListBetaInvitations",
+  "POST /api/admin/beta/waves/{waveId}/admit": "adminAdmitBetaTesters",
+  "POST /api/admin/beta/invitations/{invitationId}/resend": "adminResendBetaInvitation",
+  "POST /api/admin/beta/invitations/{invitationId}/withdraw": "adminWithdrawBetaInvitation",
 };
 
 /** Fastify's `/a/:b` as OpenAPI's `/a/{b}`. */
