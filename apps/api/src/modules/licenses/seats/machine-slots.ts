@@ -526,14 +526,16 @@ export function cullingCandidates(now: Date): { licenseWhere: SQL; machineWhere:
   const anyCutoff = cutoffOf(Math.min(...Object.values(TIERS).map((tier) => tier.heartbeatIntervalSeconds)));
   const staleBefore = new Date(now.getTime() - SEAT_RULES.revivalWindowSeconds * 1000).toISOString();
   return {
-    licenseWhere: sql`l.id in (
+    // = any(array(…)): the candidates are computed once, first (an InitPlan), and the licenses looked up by them; an
+    // IN (…) here let PostgreSQL walk every license and join the machines instead (1.2 s on 200,000 licenses).
+    licenseWhere: sql`l.id = any(array(
       select d.license_id from machines d where d.status = 'active' and d.last_seen < ${anyCutoff}::timestamptz
       union
       select d.license_id from machines d
         where d.status = 'active' and d.last_seen is null and d.bound_at < ${anyCutoff}::timestamptz
       union
       select d.license_id from machines d where d.status = 'inactive' and d.inactive_since < ${staleBefore}::timestamptz
-    )`,
+    ))`,
     machineWhere: sql`((m.status = 'active' and (m.lease_until is null or m.lease_until <= ${at}::timestamptz)
       and (${perTier})) or (m.status = 'inactive' and m.inactive_since < ${staleBefore}::timestamptz))`,
   };
