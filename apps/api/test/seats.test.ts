@@ -466,7 +466,18 @@ describe("every seat change is audited and announced, in the same transaction", 
     await deactivate(key, "aud-3");
     expect((await events(key, "machine.deactivated")).map((e) => e.target_id)).toEqual(["aud-3"]);
     await cullAt(later(FREE_SILENCE_MS + 60_000));
-    expect((await events(key, "machine.culled")).map((e) => e.target_id).sort()).toEqual(["aud-1", "aud-2"]);
+    // A cull is a machine event and a line in the batch's summary, not an audit row per machine (decision 0058).
+    expect(await events(key, "machine.culled")).toEqual([]);
+    const culled = (await app.database.db.execute(sql`
+      select e.machine_id from machine_events e join licenses l on l.id = e.license_id
+      where e.kind = 'culled' and l.license_key = ${key} order by e.machine_id`)) as unknown as {
+      rows: { machine_id: string }[];
+    };
+    expect(culled.rows.map((row) => row.machine_id)).toEqual(["aud-1", "aud-2"]);
+    const summary = (await app.database.db.execute(
+      sql`select after from audit_events where type = 'machines.culled' order by seq desc limit 1`,
+    )) as unknown as { rows: { after: { culled: number } }[] };
+    expect(summary.rows[0]!.after.culled).toBeGreaterThanOrEqual(2);
 
     await app.inject({ method: "POST", url: `/api/customer/licenses/${key}/rotate`, headers: bearer(token) });
     const rotated = await events(key, "license.key_rotated");

@@ -43,6 +43,11 @@ export const EVENT_TYPES = {
   "machine.restored": { webhook: true, description: "The owner allowed a removed machine back." },
   "machine.deactivated": { webhook: true, description: "The desktop app released its machine's slot." },
   "machine.culled": { webhook: true, description: "A machine unseen for too long was released." },
+  "machines.culled": {
+    webhook: false,
+    description:
+      "The culling job's batch: how many machines unseen for too long were released and forgotten, and executions ended (one record per batch, not one per machine).",
+  },
   "execution.refused": {
     webhook: false,
     description: "An execution was refused because the license ran its plan's limit of concurrent executions.",

@@ -85,6 +85,10 @@ export const customers = pgTable(
   (table) => [
     uniqueIndex("customers_issuer_subject_key").on(table.issuer, table.subject),
     index("customers_email_idx").on(sql`lower(${table.email})`),
+    // The console's list and its "contains" search (migration 0017).
+    index("customers_created_at_idx").on(table.createdAt, table.id),
+    index("customers_email_trgm_idx").using("gin", sql`${table.email} gin_trgm_ops`),
+    index("customers_name_trgm_idx").using("gin", sql`${table.name} gin_trgm_ops`),
   ],
 );
 
@@ -202,6 +206,9 @@ export const machines = pgTable(
   (table) => [
     uniqueIndex("machines_license_machine_key").on(table.licenseId, table.machineId),
     index("machines_status_last_seen_idx").on(table.status, table.lastSeen),
+    // What the culling job looks for (migration 0017): never seen since bound, inactive past the revival window.
+    index("machines_never_seen_idx").on(table.boundAt).where(sql`status = 'active' AND last_seen IS NULL`),
+    index("machines_inactive_since_idx").on(table.inactiveSince).where(sql`status = 'inactive'`),
   ],
 );
 
@@ -220,7 +227,10 @@ export const machineEvents = pgTable(
     kind: text("kind").notNull(),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index("machine_events_license_kind_at_idx").on(table.licenseId, table.kind, table.at)],
+  (table) => [
+    index("machine_events_license_kind_at_idx").on(table.licenseId, table.kind, table.at),
+    index("machine_events_at_idx").on(table.at),
+  ],
 );
 
 /** Devices refused because the license was full: the owner is told on the dashboard (the latest few per license). */
@@ -307,6 +317,7 @@ export const validationRollups = pgTable(
     unique("validation_rollups_license_day_machine_code_key")
       .on(table.licenseId, table.day, table.machineId, table.code)
       .nullsNotDistinct(),
+    index("validation_rollups_day_idx").on(table.day),
   ],
 );
 
@@ -357,7 +368,10 @@ export const usageReports = pgTable(
     executions: integer("executions").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index("usage_reports_license_id_idx").on(table.licenseId, table.createdAt)],
+  (table) => [
+    index("usage_reports_license_id_idx").on(table.licenseId, table.createdAt),
+    index("usage_reports_created_at_idx").on(table.createdAt),
+  ],
 );
 
 export const usageRollups = pgTable(
@@ -371,7 +385,10 @@ export const usageRollups = pgTable(
     feature: text("feature").notNull().default(""),
     executions: bigint("executions", { mode: "number" }).notNull().default(0),
   },
-  (table) => [primaryKey({ columns: [table.licenseId, table.day, table.machineId, table.feature] })],
+  (table) => [
+    primaryKey({ columns: [table.licenseId, table.day, table.machineId, table.feature] }),
+    index("usage_rollups_daily_idx").on(table.day).where(sql`machine_id <> ''`),
+  ],
 );
 
 /** Answers already given to an Idempotency-Key, per license key. */
@@ -449,6 +466,9 @@ export const auditEvents = pgTable(
     index("audit_events_customer_idx").on(table.customerId, table.seq),
     index("audit_events_license_idx").on(table.licenseId, table.seq),
     index("audit_events_occurred_at_idx").on(table.occurredAt),
+    // The console's search by actor (migration 0017).
+    index("audit_events_actor_id_idx").on(table.actorId, table.seq),
+    index("audit_events_actor_type_idx").on(table.actorType, table.seq),
   ],
 );
 

@@ -2,6 +2,10 @@
  * Data retention: every table that grows with traffic is pruned by the service itself, in batches, on one
  * instance at a time (scheduler.ts). Business records — signups, subscribers, customers, licenses, machines and
  * device removals — are kept; what is pruned is what only serves a bounded purpose.
+ *
+ * Each transaction is one batch (decision 0058): at most RETENTION_BATCH rows of each table, found through an index on
+ * the age it is pruned by (migration 0017), so a batch costs the same on a small database and a large one; a run
+ * repeats batches while one was full, up to RETENTION_MAX_BATCHES.
  */
 import { RETENTION } from "@flotilla/contracts/retention";
 import { sql } from "drizzle-orm";
@@ -13,9 +17,9 @@ export { RETENTION };
 
 export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
 /** Rows deleted per statement: each stays short. */
-export const RETENTION_BATCH = 10_000;
+export const RETENTION_BATCH = 5_000;
 /**
- * Statements per table per run: up to 500,000 rows per table every 10 minutes, far above what the rate limits let
+ * Batches (transactions) per run: up to 250,000 rows per table every 10 minutes, far above what the rate limits let
  * traffic add; a larger backlog drains over several runs.
  */
 export const RETENTION_MAX_BATCHES = 50;
@@ -24,20 +28,10 @@ function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
+/** Runs one batch statement: the rows it handled (at most RETENTION_BATCH). */
 async function count(tx: Database, statement: ReturnType<typeof sql>): Promise<number> {
   const result = (await tx.execute(statement)) as unknown as { rows: { n: number }[] };
   return Number(result.rows[0]?.n ?? 0);
-}
-
-/** Runs a batch statement until a batch comes back short (or the per-run cap); returns the rows it handled. */
-async function drain(tx: Database, statement: ReturnType<typeof sql>): Promise<number> {
-  let total = 0;
-  for (let batch = 0; batch < RETENTION_MAX_BATCHES; batch++) {
-    const n = await count(tx, statement);
-    total += n;
-    if (n < RETENTION_BATCH) break;
-  }
-  return total;
 }
 
 /** Deletes up to RETENTION_BATCH rows of `table` matching `where`; returns how many. */
@@ -49,21 +43,22 @@ function deleteBatch(table: string, where: ReturnType<typeof sql>) {
     ) select count(*)::int as n from gone`;
 }
 
-export async function applyRetention(tx: Database, now: Date): Promise<Record<string, number>> {
+/** One batch of every table's pruning, in the caller's transaction: what each statement handled. */
+export async function retentionBatch(tx: Database, now: Date): Promise<Record<string, number>> {
   const before = (ms: number) => new Date(now.getTime() - ms).toISOString();
   const result: Record<string, number> = {};
-  result.idempotency_keys = await drain(
+  result.idempotency_keys = await count(
     tx,
     deleteBatch("idempotency_keys", sql`created_at < ${before(RETENTION.idempotencyKeyMs)}::timestamptz`),
   );
-  result.login_transactions = await drain(
+  result.login_transactions = await count(
     tx,
     deleteBatch(
       "login_transactions",
       sql`expires_at < ${before(RETENTION.loginTransactionAfterExpiryMs)}::timestamptz`,
     ),
   );
-  result.sessions = await drain(
+  result.sessions = await count(
     tx,
     deleteBatch(
       "sessions",
@@ -71,51 +66,51 @@ export async function applyRetention(tx: Database, now: Date): Promise<Record<st
     ),
   );
   // An erasure's tombstones (decision 0056): kept until the session would have ended at the latest, no longer.
-  result.erased_sessions = await drain(
+  result.erased_sessions = await count(
     tx,
     deleteBatch("erased_sessions", sql`ends_at < ${now.toISOString()}::timestamptz`),
   );
-  result.validation_rollups = await drain(
+  result.validation_rollups = await count(
     tx,
     deleteBatch(
       "validation_rollups",
       sql`day < ${utcDay(new Date(now.getTime() - RETENTION.validationRollupMs))}::date`,
     ),
   );
-  result.usage_reports = await drain(
+  result.usage_reports = await count(
     tx,
     deleteBatch("usage_reports", sql`created_at < ${before(RETENTION.usageReportMs)}::timestamptz`),
   );
-  result.oidc_store = await drain(
+  result.oidc_store = await count(
     tx,
     deleteBatch("oidc_store", sql`expires_at < ${before(RETENTION.devIssuerAfterExpiryMs)}::timestamptz`),
   );
-  result.machine_events = await drain(
+  result.machine_events = await count(
     tx,
     deleteBatch("machine_events", sql`at < ${before(RETENTION.machineEventMs)}::timestamptz`),
   );
-  result.license_key_aliases = await drain(
+  result.license_key_aliases = await count(
     tx,
     deleteBatch("license_key_aliases", sql`valid_until < ${before(RETENTION.rotatedKeyAfterExpiryMs)}::timestamptz`),
   );
-  result.outbox = await drain(
+  result.outbox = await count(
     tx,
     deleteBatch(
       "outbox",
       sql`status in ('delivered', 'dead') and finished_at < ${before(RETENTION.finishedOutboxMs)}::timestamptz`,
     ),
   );
-  result.webhook_deliveries = await drain(
+  result.webhook_deliveries = await count(
     tx,
     deleteBatch("webhook_deliveries", sql`created_at < ${before(RETENTION.webhookDeliveryLogMs)}::timestamptz`),
   );
-  result.dev_mail = await drain(
+  result.dev_mail = await count(
     tx,
     deleteBatch("dev_mail", sql`created_at < ${before(RETENTION.devMailMs)}::timestamptz`),
   );
   // Fold old daily usage into monthly rows (machine_id '' — no real machine id is empty): totals and the most
   // used features stay exact, the table stops growing by the day.
-  result.usage_rollups_folded = await drain(
+  result.usage_rollups_folded = await count(
     tx,
     sql`with old as (
         delete from usage_rollups where ctid in (
@@ -134,8 +129,24 @@ export async function applyRetention(tx: Database, now: Date): Promise<Record<st
   return result;
 }
 
+/** Whether a batch was full somewhere: the next batch has work. */
+const anyFull = (result: Record<string, number> | undefined) =>
+  Object.values(result ?? {}).some((n) => n >= RETENTION_BATCH);
+
+/** Every table pruned until no batch is full (at most RETENTION_MAX_BATCHES), in the caller's transaction (tests). */
+export async function applyRetention(tx: Database, now: Date): Promise<Record<string, number>> {
+  const total: Record<string, number> = {};
+  for (let batch = 0; batch < RETENTION_MAX_BATCHES; batch++) {
+    const result = await retentionBatch(tx, now);
+    for (const [key, value] of Object.entries(result)) total[key] = (total[key] ?? 0) + value;
+    if (!anyFull(result)) break;
+  }
+  return total;
+}
+
 export const retentionJob: Job = {
   name: "retention",
   intervalMs: RETENTION_INTERVAL_MS,
-  run: applyRetention,
+  run: retentionBatch,
+  batches: { max: RETENTION_MAX_BATCHES, more: anyFull },
 };

@@ -3,6 +3,10 @@
  * Every instance schedules every job; a run first takes a PostgreSQL advisory lock named after the job inside a
  * transaction (pg_try_advisory_xact_lock), so when several instances wake together one works and the others
  * skip that round. The lock ends with the transaction, so a killed runner never leaves it held.
+ *
+ * A job that works in batches (decision 0058) does one bounded batch per transaction, the lock taken again for each:
+ * no transaction of a job outlives a batch, so the rows a batch locks are held back from the hot paths for one batch,
+ * never for a whole backlog; a run repeats batches while the last one was full, up to `batches.max`.
  */
 import { sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/client";
@@ -15,6 +19,8 @@ export interface Job {
   run(tx: Transaction, now: Date): Promise<Record<string, number> | undefined>;
   /** Runs after the run's transaction committed (e.g. tell other instances what changed). */
   afterCommit?(): Promise<void>;
+  /** run() is one bounded batch: a run repeats it, each in its own transaction, while `more` says the last was full. */
+  batches?: { max: number; more(result: Record<string, number> | undefined): boolean };
 }
 
 export type JobOutcome = { ran: true; result: Record<string, number> | undefined } | { ran: false };
@@ -45,6 +51,37 @@ export async function runExclusively(db: Database, job: Job, now = new Date()): 
   return outcome;
 }
 
+/** What a batched run did: the batches' results summed, and how long each batch's transaction took (ms). */
+export interface BatchedOutcome {
+  ran: boolean;
+  result: Record<string, number> | undefined;
+  batches: number[];
+}
+
+/**
+ * Runs a job's batches one transaction each (the job's lock taken for each), until a batch finds less than a full
+ * batch, another runner holds the lock, or `batches.max` batches ran. A job without batches runs once.
+ */
+export async function runBatches(db: Database, job: Job, now?: Date): Promise<BatchedOutcome> {
+  const max = job.batches?.max ?? 1;
+  const durations: number[] = [];
+  let summed: Record<string, number> | undefined;
+  let ran = false;
+  for (let batch = 0; batch < max; batch++) {
+    const started = performance.now();
+    const outcome = await runExclusively(db, job, now ?? new Date());
+    if (!outcome.ran) break;
+    durations.push(performance.now() - started);
+    ran = true;
+    if (outcome.result) {
+      summed ??= {};
+      for (const [key, value] of Object.entries(outcome.result)) summed[key] = (summed[key] ?? 0) + value;
+    }
+    if (!job.batches?.more(outcome.result)) break;
+  }
+  return { ran, result: summed, batches: durations };
+}
+
 export class JobScheduler {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<unknown>>();
@@ -68,12 +105,16 @@ export class JobScheduler {
   }
 
   /** Runs one job now (also what the timers call); failures are logged, never thrown. */
-  async runNow(job: Job): Promise<JobOutcome | undefined> {
+  async runNow(job: Job): Promise<BatchedOutcome | undefined> {
     if (this.stopped) return undefined;
-    const run = runExclusively(this.db, job).then(
+    const run = runBatches(this.db, job).then(
       (outcome) => {
         if (outcome.ran && outcome.result && Object.values(outcome.result).some((n) => n > 0)) {
-          this.log.info({ job: job.name, ...outcome.result }, "background job done");
+          const slowest = Math.round(Math.max(...outcome.batches));
+          this.log.info(
+            { job: job.name, ...outcome.result, batches: outcome.batches.length, slowestBatchMs: slowest },
+            "background job done",
+          );
         }
         return outcome;
       },

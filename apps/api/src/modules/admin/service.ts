@@ -20,7 +20,22 @@ import { EMAIL_SHAPE } from "@flotilla/contracts/email";
 import type { ActorType } from "@flotilla/contracts/events";
 import type { ExecutionEndReason } from "@flotilla/contracts/executions";
 import { tierById } from "@flotilla/contracts/tiers";
-import { type AnyColumn, and, asc, desc, eq, gt, ilike, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  ilike,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { auditEvents, customers, licenses, machines, newsletterSubscribers, sessions, signups } from "../../db/schema";
@@ -33,6 +48,7 @@ import { heldExecutions, recentExecutions } from "../licenses/seats/execution-le
 import { termsOf } from "../licenses/seats/license-terms";
 import { changeLicenseTerms, removeMachine, setLicenseStatus } from "../licenses/seats/machine-slots";
 import type { Seats } from "../licenses/seats/seat-lock";
+import { newestAuditSeqs } from "./newest-first";
 import { pageOf, seqCursor, timeCursor, UUID } from "./pagination";
 import { licenseKeyHint } from "./privacy";
 
@@ -113,6 +129,24 @@ function customerView(row: typeof customers.$inferSelect) {
 function beforeCursor(table: { createdAt: AnyColumn; id: AnyColumn }, cursor: string | undefined) {
   const at = timeCursor(cursor);
   return at ? sql`(${table.createdAt}, ${table.id}) < (${at.at}::timestamptz, ${at.id}::uuid)` : undefined;
+}
+
+/**
+ * The console's customer list: newest first from customers_created_at_idx; a "contains" search on email or name from
+ * their trigram indexes when the match is rare (migration 0017). Exported for the plan test.
+ */
+export function customerListQuery(db: Database, query: z.output<typeof CustomerListQuerySchema>) {
+  return db
+    .select({ row: customers, at: sql<string>`${customers.createdAt}::text` })
+    .from(customers)
+    .where(
+      and(
+        query.q ? or(ilike(customers.email, contains(query.q)), ilike(customers.name, contains(query.q))) : undefined,
+        beforeCursor(customers, query.cursor),
+      ),
+    )
+    .orderBy(desc(customers.createdAt), desc(customers.id))
+    .limit(query.limit + 1);
 }
 
 function subscriberWhere(filter: SubscriberFilter) {
@@ -251,17 +285,7 @@ export class AdminService {
   }
 
   async customers(query: z.output<typeof CustomerListQuerySchema>) {
-    const rows = await this.db
-      .select({ row: customers, at: sql<string>`${customers.createdAt}::text` })
-      .from(customers)
-      .where(
-        and(
-          query.q ? or(ilike(customers.email, contains(query.q)), ilike(customers.name, contains(query.q))) : undefined,
-          beforeCursor(customers, query.cursor),
-        ),
-      )
-      .orderBy(desc(customers.createdAt), desc(customers.id))
-      .limit(query.limit + 1);
+    const rows = await customerListQuery(this.db, query);
     const page = pageOf(rows, query.limit, (r) => [r.at, r.row.id]);
     return { data: page.data.map((r) => customerView(r.row)), next_cursor: page.next_cursor };
   }
@@ -484,29 +508,32 @@ export class AdminService {
               .where(sql`lower(${customers.email}) = ${normalizeEmail(query.actor)}`)
           ).map((row) => row.id)
         : [];
+    const filters = and(
+      query.type ? eq(t.type, query.type) : undefined,
+      query.target_type ? eq(t.targetType, query.target_type) : undefined,
+      query.target_id ? eq(t.targetId, query.target_id) : undefined,
+      query.customer_id ? eq(t.customerId, query.customer_id) : undefined,
+      query.license_id ? eq(t.licenseId, query.license_id) : undefined,
+      fromBound(t.occurredAt, query.from),
+      toBound(t.occurredAt, query.to),
+      cursor !== null ? lt(t.seq, cursor) : undefined,
+    );
+    // The actor is a type, an id or an address's accounts: one indexed branch each, merged newest first (an OR of
+    // them read the whole log, decision 0058).
+    const actorSeqs = query.actor
+      ? await newestAuditSeqs(
+          this.db,
+          [eq(t.actorType, query.actor), eq(t.actorId, query.actor), ...actorAccounts.map((id) => eq(t.actorId, id))],
+          filters,
+          query.limit + 1,
+        )
+      : null;
+    const where = actorSeqs === null ? filters : actorSeqs.length > 0 ? inArray(t.seq, actorSeqs) : sql`false`;
     const rows = await this.db
       .select({ event: t, key: licenses.licenseKey })
       .from(t)
       .leftJoin(licenses, eq(licenses.id, t.licenseId))
-      .where(
-        and(
-          query.type ? eq(t.type, query.type) : undefined,
-          query.actor
-            ? or(
-                eq(t.actorType, query.actor),
-                eq(t.actorId, query.actor),
-                actorAccounts.length > 0 ? inArray(t.actorId, actorAccounts) : undefined,
-              )
-            : undefined,
-          query.target_type ? eq(t.targetType, query.target_type) : undefined,
-          query.target_id ? eq(t.targetId, query.target_id) : undefined,
-          query.customer_id ? eq(t.customerId, query.customer_id) : undefined,
-          query.license_id ? eq(t.licenseId, query.license_id) : undefined,
-          fromBound(t.occurredAt, query.from),
-          toBound(t.occurredAt, query.to),
-          cursor !== null ? lt(t.seq, cursor) : undefined,
-        ),
-      )
+      .where(where)
       .orderBy(desc(t.seq))
       .limit(query.limit + 1);
     const page = pageOf(rows, query.limit, (row) => [row.event.seq]);
@@ -535,24 +562,20 @@ export class AdminService {
   }
 }
 
-/** A customer's own activity: events about them or their licenses; staff identities and addresses left out. */
+/**
+ * A customer's own activity: events about them or their licenses; staff identities and addresses left out. The events
+ * about them and those of each license are read newest first from their own indexes and merged (decision 0058).
+ */
 export async function customerActivity(db: Database, customerId: string, query: { cursor?: string; limit: number }) {
   const t = auditEvents;
   const cursor = seqCursor(query.cursor);
-  const rows = await db
-    .select()
-    .from(t)
-    .where(
-      and(
-        or(
-          eq(t.customerId, customerId),
-          sql`${t.licenseId} in (select ${licenses.id} from ${licenses} where ${licenses.customerId} = ${customerId})`,
-        ),
-        cursor !== null ? lt(t.seq, cursor) : undefined,
-      ),
-    )
-    .orderBy(desc(t.seq))
-    .limit(query.limit + 1);
+  const seqs = await newestAuditSeqs(
+    db,
+    await activityBranches(db, customerId),
+    cursor !== null ? lt(t.seq, cursor) : undefined,
+    query.limit + 1,
+  );
+  const rows = seqs.length === 0 ? [] : await db.select().from(t).where(inArray(t.seq, seqs)).orderBy(desc(t.seq));
   const page = pageOf(rows, query.limit, (row) => [row.seq]);
   return {
     data: page.data.map((row) => ({
@@ -567,6 +590,12 @@ export async function customerActivity(db: Database, customerId: string, query: 
     })),
     next_cursor: page.next_cursor,
   };
+}
+
+/** What a customer's activity holds: the events about them, and those of each license they own. */
+export async function activityBranches(db: Pick<Database, "select">, customerId: string): Promise<SQL[]> {
+  const owned = await db.select({ id: licenses.id }).from(licenses).where(eq(licenses.customerId, customerId));
+  return [eq(auditEvents.customerId, customerId), ...owned.map((license) => eq(auditEvents.licenseId, license.id))];
 }
 
 /** How a customer sees who acted: themselves, support (no staff identity), the service, or someone not signed in. */

@@ -4,6 +4,8 @@
  * mail the event sends (if any). Call it with the transaction that makes the change: the change, its audit record
  * and its notifications commit together or not at all (decision 0030).
  */
+
+import { randomUUID } from "node:crypto";
 import { type ActorType, EVENT_TYPES, type EventType, type WebhookPayload } from "@flotilla/contracts/events";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
@@ -136,4 +138,38 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
     }
   }
   return row;
+}
+
+/**
+ * Webhooks for changes the log records as a summary rather than a row each (decision 0058: the machines the culling
+ * job releases): the payload recordEvent would send, each with an event id of its own, written to the outbox in the
+ * caller's transaction. One read of the endpoints for all of them, nothing written when no enabled endpoint subscribes.
+ * Returns the outbox rows written.
+ */
+export async function sendWebhooksOnly(
+  tx: Tx,
+  type: EventType,
+  events: { target: { type: string; id: string }; before?: unknown; after?: unknown }[],
+  occurredAt: Date,
+): Promise<number> {
+  if (events.length === 0 || !EVENT_TYPES[type].webhook) return 0;
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(eq(webhookEndpoints.enabled, true), sql`${webhookEndpoints.events} @> ${JSON.stringify([type])}::jsonb`),
+    );
+  if (endpoints.length === 0) return 0;
+  const rows = events.flatMap((event) => {
+    const payload: WebhookPayload = {
+      id: randomUUID(),
+      type,
+      created: occurredAt.toISOString(),
+      data: { target: event.target, before: json(event.before), after: json(event.after) },
+    };
+    return endpoints.map((endpoint) => ({ eventId: payload.id, channel: "webhook", endpointId: endpoint.id, payload }));
+  });
+  // In slices: one statement's parameters are bounded (65,535).
+  for (let from = 0; from < rows.length; from += 1_000) await tx.insert(outbox).values(rows.slice(from, from + 1_000));
+  return rows.length;
 }

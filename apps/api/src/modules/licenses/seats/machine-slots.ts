@@ -504,21 +504,38 @@ export async function cullLicenses(
   return { culled, forgotten: gone.length };
 }
 
-/** What a license's culling looks for (SQL on aliases l and m): a machine past its window, or inactive past revival. */
+/**
+ * What a license's culling looks for (SQL on aliases l and m): a machine past its window, or inactive past revival.
+ * `licenseWhere` names the licenses from the machines' side (decision 0058): active machines silent past the shortest
+ * window of any tier (machines_status_last_seen_idx; machines_never_seen_idx for one never seen since it was bound)
+ * and inactive ones past the revival window (machines_inactive_since_idx) — index ranges that are empty when nothing
+ * is due, instead of a walk over every license. `machineWhere` then decides per machine, by its license's tier.
+ */
 export function cullingCandidates(now: Date): { licenseWhere: SQL; machineWhere: SQL } {
   const at = now.toISOString();
+  const cutoffOf = (heartbeatIntervalSeconds: number) =>
+    new Date(now.getTime() - inactiveAfterSeconds(heartbeatIntervalSeconds) * 1000).toISOString();
   const perTier = sql.join(
     Object.values(TIERS).map(
       (tier) =>
-        sql`(l.tier = ${tier.tier} and coalesce(m.last_seen, m.bound_at) < ${new Date(
-          now.getTime() - inactiveAfterSeconds(tier.heartbeatIntervalSeconds) * 1000,
-        ).toISOString()}::timestamptz)`,
+        sql`(l.tier = ${tier.tier} and coalesce(m.last_seen, m.bound_at) < ${cutoffOf(tier.heartbeatIntervalSeconds)}::timestamptz)`,
     ),
     sql` or `,
   );
+  // The latest cutoff of any tier: every machine due under its own tier is silent at least this long.
+  const anyCutoff = cutoffOf(Math.min(...Object.values(TIERS).map((tier) => tier.heartbeatIntervalSeconds)));
   const staleBefore = new Date(now.getTime() - SEAT_RULES.revivalWindowSeconds * 1000).toISOString();
   return {
-    licenseWhere: sql`true`,
+    // = any(array(…)): the candidates are computed once, first (an InitPlan), and the licenses looked up by them; an
+    // IN (…) here let PostgreSQL walk every license and join the machines instead (1.2 s on 200,000 licenses).
+    licenseWhere: sql`l.id = any(array(
+      select d.license_id from machines d where d.status = 'active' and d.last_seen < ${anyCutoff}::timestamptz
+      union
+      select d.license_id from machines d
+        where d.status = 'active' and d.last_seen is null and d.bound_at < ${anyCutoff}::timestamptz
+      union
+      select d.license_id from machines d where d.status = 'inactive' and d.inactive_since < ${staleBefore}::timestamptz
+    ))`,
     machineWhere: sql`((m.status = 'active' and (m.lease_until is null or m.lease_until <= ${at}::timestamptz)
       and (${perTier})) or (m.status = 'inactive' and m.inactive_since < ${staleBefore}::timestamptz))`,
   };
