@@ -6,8 +6,16 @@ import { defineConfig } from "vitest/config";
  * Inside the workspace, @flotilla/license-client is imported from its TypeScript sources: its package.json maps the
  * "@flotilla/source" export condition to src/index.ts; an install from the registry, which never sets it, gets dist/
  * (docs/decisions/0043). tsconfig.base.json sets the same condition for the type checker.
+ * Without Vite's "module" condition, packages resolve as Node resolves them: the AWS SDK maps "module" to its bundler
+ * build (dist-es, extension-less imports), which Node cannot load once Vitest externalizes it (issue 36).
  */
-const workspaceSources = { ssr: { resolve: { conditions: ["@flotilla/source", ...defaultServerConditions] } } };
+const workspaceSources = {
+  ssr: {
+    resolve: {
+      conditions: ["@flotilla/source", ...defaultServerConditions.filter((condition) => condition !== "module")],
+    },
+  },
+};
 
 /**
  * API test files that prove the embedded database itself (PGlite in a data folder, one process, the built server on

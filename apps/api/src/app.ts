@@ -1,3 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import compress from "@fastify/compress";
 import cookie from "@fastify/cookie";
 import { ApiErrorSchema, ERROR_CODES } from "@flotilla/contracts/api-errors";
@@ -9,6 +13,7 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { InstanceRegistry } from "./db/instances";
 import { allows, conveniences } from "./exposure";
 import { cullingJob } from "./jobs/culling";
+import { releaseUploadsJob } from "./jobs/release-uploads";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
 import { withDeadline } from "./lib/peer-waits";
@@ -36,6 +41,11 @@ import { createLicenseSigner } from "./modules/licenses/signing";
 import { CustomerEventHub } from "./modules/live/customer-events";
 import { registerLiveEventRoutes } from "./modules/live/routes";
 import { registerNewsletterRoutes } from "./modules/newsletter/routes";
+import { loadReleaseKeys } from "./modules/releases/keys";
+import { registerReleaseRoutes } from "./modules/releases/routes";
+import { ReleaseService } from "./modules/releases/service";
+import { type ArtifactStorage, FolderStorage, folderRoot, S3Storage } from "./modules/releases/storage";
+import { admittedTesters } from "./modules/releases/testers";
 import { registerSignupRoutes } from "./modules/signup/routes";
 import { registerDevMailPage } from "./outbox/dev-mail-page";
 import { createMailSender } from "./outbox/mail";
@@ -59,6 +69,7 @@ declare module "fastify" {
     jobs: JobScheduler;
     lifecycle: Lifecycle;
     outbox: OutboxRunner;
+    releases: ReleaseService;
   }
 }
 
@@ -355,6 +366,31 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     }),
     config,
   });
+  // Distribution (issue 36, decisions 0059-0061).
+  // Without a data folder (tests), artifacts go to a temporary folder, made on the first upload and removed on close.
+  const ephemeralArtifacts = join(tmpdir(), `flotilla-artifacts-${randomUUID()}`);
+  if (!config.dataDir) app.addHook("onClose", async () => rmSync(ephemeralArtifacts, { recursive: true, force: true }));
+  const { storage: storageConfig } = config.releases;
+  const storage: ArtifactStorage =
+    storageConfig.kind === "s3"
+      ? new S3Storage(storageConfig)
+      : new FolderStorage(folderRoot(config.dataDir ?? ephemeralArtifacts));
+  const releases = new ReleaseService(database.db, storage, loadReleaseKeys(config), {
+    appSecret: secret,
+    publicOrigin: config.publicOrigin,
+    expiredAccess: config.releases.expiredAccess,
+    isTester: admittedTesters(database.db),
+  });
+  app.decorate("releases", releases);
+  registerReleaseRoutes(app, {
+    db: database.db,
+    releases,
+    licensing,
+    signer,
+    auth,
+    roles: adminRoles,
+    config,
+  });
   if (allows(config, "devMailPage")) registerDevMailPage(app, database.db);
   const mail = createMailSender({
     smtpUrl: config.smtpUrl,
@@ -383,7 +419,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Methods `all` does not cover (PROPFIND, MKCOL…) reach the not-found handler: the same JSON.
   app.setNotFoundHandler(notFound);
 
-  const jobs = new JobScheduler(database.db, [retentionJob, cullingJob(licensing.seats)], app.log);
+  const jobs = new JobScheduler(
+    database.db,
+    [retentionJob, cullingJob(licensing.seats), releaseUploadsJob(releases.storage)],
+    app.log,
+  );
   app.decorate("jobs", jobs);
   if (config.backgroundJobs) {
     jobs.start();

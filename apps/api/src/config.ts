@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BRAND } from "@flotilla/contracts/brand";
+import { parseReleasePublicKeys } from "@flotilla/contracts/release-signing";
 import { z } from "zod";
 import { DEFAULT_POSTGRES_BOUNDS } from "./db/bounded-postgres";
 import type { DatabaseOptions } from "./db/client";
@@ -133,6 +134,20 @@ const EnvSchema = z.object({
   SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // Distribution (decisions 0059-0061).
+  ARTIFACT_STORAGE: z.enum(["folder", "s3"]).default("folder"),
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_./-]{0,128}$/, "letters, digits, '.', '_', '/' and '-' only")
+    .default(""),
+  RELEASE_PUBLIC_KEYS: z.string().min(40).optional(),
+  RELEASE_EXPIRED_ACCESS: z.enum(["refuse", "maintain"]).default("refuse"),
 });
 
 /** Every environment variable the service reads (README's configuration table lists each one). */
@@ -209,6 +224,25 @@ export interface Config {
   /** How often this instance looks for outbox rows to deliver. */
   outboxIntervalMs: number;
   webhookTimeoutMs: number;
+  releases: ReleaseConfig;
+}
+
+export interface ReleaseConfig {
+  storage:
+    | { kind: "folder" }
+    | {
+        kind: "s3";
+        bucket: string;
+        region: string;
+        endpoint: string | null;
+        forcePathStyle: boolean;
+        credentials: { accessKeyId: string; secretAccessKey: string } | null;
+        prefix: string;
+      };
+  /** RELEASE_PUBLIC_KEYS as given; null generates a development key pair into DATA_DIR (decision 0060). */
+  publicKeys: string | null;
+  /** Whether a license past its end keeps the releases published before it (Keygen's MAINTAIN_ACCESS). */
+  expiredAccess: "refuse" | "maintain";
 }
 
 /** Reads and validates the environment once at start; a bad value stops the service with a clear message. */
@@ -276,6 +310,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         problems.push(`${name}: required when ${reachable}; it is generated into DATA_DIR only on loopback (${what})`);
     }
   }
+  if (e.ARTIFACT_STORAGE === "s3" && !e.S3_BUCKET) problems.push("S3_BUCKET: required when ARTIFACT_STORAGE=s3");
+  if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY))
+    problems.push("S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: give both, or neither (the AWS SDK's default chain)");
+  if (e.RELEASE_PUBLIC_KEYS) {
+    try {
+      parseReleasePublicKeys(e.RELEASE_PUBLIC_KEYS);
+    } catch (error) {
+      problems.push(`RELEASE_PUBLIC_KEYS: ${(error as Error).message}`);
+    }
+  }
   if (problems.length > 0) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   const dataDir = resolve(e.DATA_DIR);
   return {
@@ -333,5 +377,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpTimeoutMs: e.SMTP_TIMEOUT_MS,
     outboxIntervalMs: e.OUTBOX_INTERVAL_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    releases: {
+      storage:
+        e.ARTIFACT_STORAGE === "s3" && e.S3_BUCKET
+          ? {
+              kind: "s3",
+              bucket: e.S3_BUCKET,
+              region: e.S3_REGION,
+              endpoint: e.S3_ENDPOINT ?? null,
+              forcePathStyle: e.S3_FORCE_PATH_STYLE,
+              credentials:
+                e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+                  ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+                  : null,
+              prefix: e.S3_PREFIX,
+            }
+          : { kind: "folder" },
+      publicKeys: e.RELEASE_PUBLIC_KEYS ?? null,
+      expiredAccess: e.RELEASE_EXPIRED_ACCESS,
+    },
   };
 }

@@ -42,6 +42,13 @@ let b: Party;
  */
 type Entry =
   | { kind: "foreign"; query?: Record<string, string>; body?: unknown }
+  /**
+   * Authenticated by a license key and machine (`Authorization: License <key>`, the updater feeds), not by a
+   * session: B's session is refused (401). Another license's machine is tested in releases-updates.test.ts.
+   */
+  | { kind: "license"; query?: Record<string, string>; body?: unknown }
+  /** A capability link (a signed download token): a guessed or altered one is gone (410), whoever asks. */
+  | { kind: "capability"; statuses: number[]; query?: Record<string, string>; body?: unknown }
   /** An admin operation: B (a customer, not an admin) gets 403 whatever it addresses. */
   | { kind: "admin"; query?: Record<string, string>; body?: unknown }
   | {
@@ -122,6 +129,15 @@ const MATRIX: Record<string, Entry> = {
       return { license_key: b.licenseKey, machine_id: b.machines[0]!.id };
     },
   },
+  // The portal's downloads: B's own license, never A's.
+  "GET /api/customer/downloads": {
+    kind: "own",
+    statuses: [200],
+    isB: (json) => expect(json.data.license_key).toBe(b.licenseKey),
+  },
+  "GET /api/license/updates/tauri/{target}/{arch}/{currentVersion}": { kind: "license" },
+  "GET /api/license/updates/artifacts/{artifactId}/download": { kind: "license" },
+  "GET /api/downloads/{token}": { kind: "capability", statuses: [410] },
   "GET /api/customer/activity": {
     kind: "own",
     statuses: [200],
@@ -156,6 +172,24 @@ const MATRIX: Record<string, Entry> = {
       "POST /api/admin/webhooks/{endpointId}/test",
       "GET /api/admin/webhooks/{endpointId}/deliveries",
       "POST /api/admin/webhooks/{endpointId}/deliveries/{deliveryId}/resend",
+      // Distribution (decision 0059): B, a customer, is no operator and no admin.
+      "POST /api/admin/releases",
+      "GET /api/admin/releases",
+      "GET /api/admin/releases/{releaseId}",
+      "POST /api/admin/releases/{releaseId}/artifacts",
+      "DELETE /api/admin/releases/{releaseId}/artifacts/{artifactId}",
+      "GET /api/admin/uploads/{uploadId}",
+      "PATCH /api/admin/uploads/{uploadId}",
+      "POST /api/admin/uploads/{uploadId}/parts",
+      "POST /api/admin/uploads/{uploadId}/complete",
+      "POST /api/admin/releases/{releaseId}/publish",
+      "POST /api/admin/releases/{releaseId}/yank",
+      "POST /api/admin/releases/{releaseId}/promote",
+      "GET /api/admin/operator-tokens",
+      "POST /api/admin/operator-tokens",
+      "DELETE /api/admin/operator-tokens/{tokenId}",
+      "GET /api/admin/downloads/platforms",
+      "PUT /api/admin/downloads/platforms/{platform}",
     ].map((key) => [
       key,
       {
@@ -170,9 +204,17 @@ const MATRIX: Record<string, Entry> = {
                 ? { email: "someone@example.com", reason: "attacker" }
                 : key === "POST /api/admin/webhooks"
                   ? { url: "http://127.0.0.1:9/x", events: ["license.created"] }
-                  : key.startsWith("PATCH")
+                  : key === "PATCH /api/admin/webhooks/{endpointId}"
                     ? { enabled: false }
-                    : undefined,
+                    : key === "POST /api/admin/releases"
+                      ? { version: "6.6.6", channel: "stable" }
+                      : key === "POST /api/admin/operator-tokens"
+                        ? { name: "attacker" }
+                        : key.startsWith("PUT /api/admin/downloads/")
+                          ? { open: true }
+                          : key.startsWith("POST /api/admin/") && key.includes("{")
+                            ? {}
+                            : undefined,
       },
     ]),
   ),
@@ -202,6 +244,15 @@ const PATH_VALUES: Record<string, () => { value: string; owner: "A" | "B" }[]> =
     { value: b.executionId, owner: "B" },
   ],
   endpointId: () => [{ value: "00000000-0000-4000-8000-000000000001", owner: "A" }],
+  releaseId: () => [{ value: "00000000-0000-4000-8000-000000000003", owner: "A" }],
+  uploadId: () => [{ value: "00000000-0000-4000-8000-000000000004", owner: "A" }],
+  tokenId: () => [{ value: "00000000-0000-4000-8000-000000000005", owner: "A" }],
+  artifactId: () => [{ value: "00000000-0000-4000-8000-000000000006", owner: "A" }],
+  platform: () => [{ value: "macos", owner: "A" }],
+  target: () => [{ value: "darwin", owner: "A" }],
+  arch: () => [{ value: "aarch64", owner: "A" }],
+  currentVersion: () => [{ value: "1.0.0", owner: "A" }],
+  token: () => [{ value: "eyJhIjoiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDA2In0.AAAA", owner: "A" }],
   deliveryId: () => [{ value: "00000000-0000-4000-8000-000000000002", owner: "A" }],
 };
 
@@ -361,7 +412,7 @@ describe("IDOR matrix from the OpenAPI document", () => {
 
   it("every bearer operation documents its 401, and no other operation answers 401 without a token", async () => {
     for (const operation of operations) {
-      if (operation.bearer) {
+      if (operation.bearer || operation.licenseAuth) {
         expect(operation.responses, operation.key).toContain("401");
         continue;
       }
@@ -388,6 +439,17 @@ describe("IDOR matrix from the OpenAPI document", () => {
           const response = await request(operation, pathValues, entry, b.token);
           calls += 1;
           expect(response.statusCode, `${label} answered ${response.statusCode}: ${response.body}`).toBe(403);
+          expect(response.json()).toMatchObject({ success: false, error: expect.any(String) });
+          expectNoSecretsOfA(response, label);
+        }
+      } else if (entry.kind === "license" || entry.kind === "capability") {
+        const combos = operation.pathParams.length > 0 ? foreignCalls(operation) : [{}];
+        for (const pathValues of combos) {
+          const label = `${operation.key} ${JSON.stringify(pathValues)}`;
+          const response = await request(operation, pathValues, entry, b.token);
+          calls += 1;
+          const expected = entry.kind === "license" ? [401] : entry.statuses;
+          expect(expected, `${label} answered ${response.statusCode}: ${response.body}`).toContain(response.statusCode);
           expect(response.json()).toMatchObject({ success: false, error: expect.any(String) });
           expectNoSecretsOfA(response, label);
         }

@@ -65,6 +65,18 @@ export const EVENT_TYPES = {
   "webhook.endpoint_updated": { webhook: false, description: "A webhook endpoint was changed, enabled or disabled." },
   "webhook.endpoint_deleted": { webhook: false, description: "A webhook endpoint was deleted." },
   "webhook.secret_rotated": { webhook: false, description: "A webhook endpoint's signing secret was replaced." },
+  "release.created": { webhook: false, description: "An operator created a draft release." },
+  "release.artifact_uploaded": {
+    webhook: false,
+    description: "An artifact's upload completed and its checksums and signatures verified.",
+  },
+  "release.published": { webhook: true, description: "A release was published: updaters and the portal offer it." },
+  "release.yanked": { webhook: true, description: "A published release was yanked: nothing offers it any more." },
+  "release.promoted": { webhook: true, description: "A published release moved to another channel (beta → stable)." },
+  "downloads.platform_opened": { webhook: true, description: "Downloads for a platform were opened." },
+  "downloads.platform_closed": { webhook: true, description: "Downloads for a platform were closed." },
+  "operator_token.created": { webhook: false, description: "An admin created an operator token (for CI)." },
+  "operator_token.revoked": { webhook: false, description: "An admin revoked an operator token." },
   "webhook.endpoint_disabled": {
     webhook: false,
     description: "The service disabled an endpoint after three days of failed deliveries.",

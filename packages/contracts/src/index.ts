@@ -7,5 +7,6 @@ export * from "./messages";
 export * from "./navigation";
 export * from "./newsletter";
 export * from "./plans";
+export * from "./releases";
 export * from "./signup";
 export * from "./timings";

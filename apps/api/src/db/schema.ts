@@ -558,3 +558,125 @@ export const serviceInstances = pgTable("service_instances", {
   name: text("name").notNull(),
   seenAt: timestamp("seen_at", { withTimezone: true }).notNull(),
 });
+
+/**
+ * Releases of the desktop app (migration 0018, decision 0059): draft → published → yanked; the version is unique
+ * across channels. Promoting changes a published release's channel (beta → stable) and keeps its dates.
+ */
+export const releases = pgTable(
+  "releases",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    version: text("version").notNull(),
+    channel: text("channel").notNull(),
+    state: text("state").notNull().default("draft"),
+    notes: text("notes").notNull().default(""),
+    /** A license feature flag (contracts/releases.ts RELEASE_FEATURES) a license needs to download it. */
+    requiresFeature: text("requires_feature"),
+    /** An operator token's id or an admin's customer id (never an address). */
+    createdBy: text("created_by"),
+    ...timestamps,
+    publishedAt: timestamp("published_at", { withTimezone: true }),
+    yankedAt: timestamp("yanked_at", { withTimezone: true }),
+    yankReason: text("yank_reason"),
+  },
+  (table) => [
+    uniqueIndex("releases_version_key").on(table.version),
+    index("releases_published_idx").on(table.state, table.channel, table.publishedAt),
+    check("releases_channel_known", sql`${table.channel} IN ('stable', 'rc', 'beta', 'alpha', 'dev')`),
+    check("releases_state_known", sql`${table.state} IN ('draft', 'published', 'yanked')`),
+  ],
+);
+
+/** One file per (release, platform, arch); complete once the server verified the stored bytes (decision 0060). */
+export const releaseArtifacts = pgTable(
+  "release_artifacts",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    releaseId: uuid("release_id")
+      .notNull()
+      .references(() => releases.id, { onDelete: "cascade" }),
+    platform: text("platform").notNull(),
+    arch: text("arch").notNull(),
+    filename: text("filename").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    sha256: text("sha256").notNull(),
+    sha512: text("sha512").notNull(),
+    signature: text("signature").notNull(),
+    minisignSignature: text("minisign_signature").notNull(),
+    /** Where storage keeps it (decision 0061): `artifacts/<release id>/<artifact id>/<filename>`. */
+    storageKey: text("storage_key").notNull(),
+    uploadState: text("upload_state").notNull().default("pending"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex("release_artifacts_target_key").on(table.releaseId, table.platform, table.arch),
+    check("release_artifacts_platform_known", sql`${table.platform} IN ('macos', 'windows', 'linux')`),
+    check("release_artifacts_arch_known", sql`${table.arch} IN ('x86_64', 'aarch64', 'universal')`),
+    check("release_artifacts_upload_state_known", sql`${table.uploadState} IN ('pending', 'complete')`),
+  ],
+);
+
+/** An artifact's upload: the folder's received offset (tus-like), or the S3 multipart upload's id and part size. */
+export const releaseUploads = pgTable(
+  "release_uploads",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    artifactId: uuid("artifact_id")
+      .notNull()
+      .references(() => releaseArtifacts.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    s3UploadId: text("s3_upload_id"),
+    partSize: integer("part_size"),
+    received: bigint("received", { mode: "number" }).notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex("release_uploads_artifact_key").on(table.artifactId),
+    check("release_uploads_kind_known", sql`${table.kind} IN ('folder', 's3-multipart')`),
+  ],
+);
+
+/** Tokens CI publishes with (`flt_op_…`): shown once, stored as SHA-256, revocable, audited. */
+export const operatorTokens = pgTable(
+  "operator_tokens",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    hint: text("hint").notNull(),
+    scopes: jsonb("scopes").$type<string[]>().notNull(),
+    createdBy: text("created_by"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (table) => [uniqueIndex("operator_tokens_token_hash_key").on(table.tokenHash)],
+);
+
+/** Downloads started per release and platform (a link redeemed: a redirect given, or a stream from byte 0). */
+export const releaseDownloadCounts = pgTable(
+  "release_download_counts",
+  {
+    releaseId: uuid("release_id")
+      .notNull()
+      .references(() => releases.id, { onDelete: "cascade" }),
+    platform: text("platform").notNull(),
+    count: bigint("count", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [primaryKey({ name: "release_download_counts_pkey", columns: [table.releaseId, table.platform] })],
+);
+
+/** The download switch per platform: no row, or open = false, is closed (decision 0059). */
+export const downloadPlatforms = pgTable(
+  "download_platforms",
+  {
+    platform: text("platform").primaryKey(),
+    open: boolean("open").notNull().default(false),
+    changedAt: timestamp("changed_at", { withTimezone: true }),
+    changedBy: text("changed_by"),
+  },
+  (table) => [check("download_platforms_platform_known", sql`${table.platform} IN ('macos', 'windows', 'linux')`)],
+);

@@ -88,6 +88,31 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "POST /api/admin/webhooks/{endpointId}/test": "adminSendWebhookTest",
   "GET /api/admin/webhooks/{endpointId}/deliveries": "adminListWebhookDeliveries",
   "POST /api/admin/webhooks/{endpointId}/deliveries/{deliveryId}/resend": "adminResendWebhookDelivery",
+  "POST /api/admin/releases": "adminCreateRelease",
+  "GET /api/admin/releases": "adminListReleases",
+  "GET /api/admin/releases/{releaseId}": "adminGetRelease",
+  "POST /api/admin/releases/{releaseId}/artifacts": "adminAddArtifact",
+  "DELETE /api/admin/releases/{releaseId}/artifacts/{artifactId}": "adminRemoveArtifact",
+  "GET /api/admin/uploads/{uploadId}": "adminGetUpload",
+  "PATCH /api/admin/uploads/{uploadId}": "adminAppendUpload",
+  "POST /api/admin/uploads/{uploadId}/parts": "adminPresignUploadParts",
+  "POST /api/admin/uploads/{uploadId}/complete": "adminCompleteUpload",
+  "POST /api/admin/releases/{releaseId}/publish": "adminPublishRelease",
+  "POST /api/admin/releases/{releaseId}/yank": "adminYankRelease",
+  "POST /api/admin/releases/{releaseId}/promote": "adminPromoteRelease",
+  "GET /api/admin/operator-tokens": "adminListOperatorTokens",
+  "POST /api/admin/operator-tokens": "adminCreateOperatorToken",
+  "DELETE /api/admin/operator-tokens/{tokenId}": "adminRevokeOperatorToken",
+  "GET /api/admin/downloads/platforms": "adminListDownloadPlatforms",
+  "PUT /api/admin/downloads/platforms/{platform}": "adminSetDownloadPlatform",
+  "POST /api/license/updates/check": "checkForUpdate",
+  "GET /api/license/updates/sparkle/appcast.xml": "getSparkleAppcast",
+  "GET /api/license/updates/tauri/{target}/{arch}/{currentVersion}": "getTauriUpdate",
+  "GET /api/license/updates/artifacts/{artifactId}/download": "downloadFeedArtifact",
+  "GET /api/customer/downloads": "listCustomerDownloads",
+  "GET /api/downloads/{token}": "downloadArtifact",
+  "GET /api/releases/notes": "listReleaseNotes",
+  "GET /api/downloads/platforms": "listOpenPlatforms",
 };
 
 /** Fastify's `/a/:b` as OpenAPI's `/a/{b}`. */
@@ -116,6 +141,11 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicOri
         },
         { name: "Customer", description: "The signed-in customer's licenses, devices and usage (bearer token)" },
         { name: "Admin", description: "The operator's console (bearer token of an admin)" },
+        {
+          name: "Releases",
+          description:
+            "Distribution: releases and signed artifacts (operator token or admin), update checks and updater feeds (license key), download links",
+        },
         { name: "Service", description: "Health and readiness" },
       ],
       components: {
@@ -124,6 +154,13 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicOri
             type: "http",
             scheme: "bearer",
             description: "The opaque session token returned by the sign-in callback.",
+          },
+          licenseAuth: {
+            type: "apiKey",
+            in: "header",
+            name: "Authorization",
+            description:
+              "`License <license key>` (Keygen's scheme), with the machine's id in the `Flotilla-Machine-Id` header: what Sparkle and Tauri send to the update feeds.",
           },
         },
       },

@@ -1213,6 +1213,413 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Releases, newest first, with their artifacts and download counts per platform */
+        get: operations["adminListReleases"];
+        put?: never;
+        /**
+         * Create a draft release (operator token or admin)
+         * @description The version is a semantic version, unique across channels. A draft takes artifacts, then is published.
+         */
+        post: operations["adminCreateRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/releases/{releaseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One release with its artifacts */
+        get: operations["adminGetRelease"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/releases/{releaseId}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an artifact to a draft: declares its size, checksums and signatures, answers where to upload
+         * @description Folder storage: HEAD/PATCH the `url` (tus-like, `Upload-Offset`, Content-Type application/offset+octet-stream). S3: ask for presigned part URLs (`/parts`) and PUT each part straight to the bucket. Then `/complete`: the server reads the bytes back once and verifies size, SHA-256, SHA-512, the Ed25519 (Sparkle) and minisign (Tauri) signatures against RELEASE_PUBLIC_KEYS.
+         */
+        post: operations["adminAddArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/releases/{releaseId}/artifacts/{artifactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a draft's artifact and its bytes (an abandoned or wrong upload), to add it again */
+        delete: operations["adminRemoveArtifact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where an upload stands (resume from here); HEAD answers the same `Upload-Offset` header */
+        get: operations["adminGetUpload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Folder storage: append bytes at `Upload-Offset` (resumable)
+         * @description Content-Type application/offset+octet-stream; `Upload-Offset` must be where the upload stands (GET or HEAD it). Answers 204 with the new `Upload-Offset`. An interrupted body keeps what arrived.
+         */
+        patch: operations["adminAppendUpload"];
+        trace?: never;
+    };
+    "/api/admin/uploads/{uploadId}/parts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** S3 storage: presigned PUT URLs for parts (valid 5 minutes) */
+        post: operations["adminPresignUploadParts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish an upload: the server verifies size, checksums and both signatures
+         * @description A mismatch discards the bytes and the artifact (422, the code says what failed): add the artifact again. Completing a complete upload answers it again.
+         */
+        post: operations["adminCompleteUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/releases/{releaseId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish a draft (every artifact verified): updaters and the portal offer it */
+        post: operations["adminPublishRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/releases/{releaseId}/yank": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Yank a published release: nothing offers it any more, links to it stop working */
+        post: operations["adminYankRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/releases/{releaseId}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a published release to another channel (beta → stable) */
+        post: operations["adminPromoteRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/operator-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator tokens (never their secret) */
+        get: operations["adminListOperatorTokens"];
+        put?: never;
+        /**
+         * Create an operator token for CI; its secret is in this answer only
+         * @description The service keeps the token's SHA-256 only. Audited (operator_token.created).
+         */
+        post: operations["adminCreateOperatorToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/operator-tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an operator token (at once, on every instance) */
+        delete: operations["adminRevokeOperatorToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/downloads/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The download switch per platform (closed until opened) */
+        get: operations["adminListDownloadPlatforms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/downloads/platforms/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Open or close downloads for a platform (audited, sent as a webhook) */
+        put: operations["adminSetDownloadPlatform"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/updates/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Is there a newer build this license may have? (signed answer)
+         * @description For an activated machine of a license in force: the newest published release on an allowed channel (stable for everyone; beta for admitted testers who ask for it) with an artifact for the platform and arch (or universal), strictly newer than `current_version` — never a downgrade — with its checksums, both signatures and a download link valid 5 minutes. `update: null` when there is none, or when downloads for the platform are closed. Signed like validate (`Flotilla-Signature`).
+         */
+        post: operations["checkForUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/updates/sparkle/appcast.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sparkle appcast (RSS) of the builds this license may have on macOS
+         * @description Items newest first, each with `sparkle:version` and `sparkle:shortVersionString` (the semantic version), `sparkle:channel` for beta builds, the release notes, and an enclosure (`length`, `sparkle:edSignature`) whose URL is this feed's download endpoint: Sparkle sends the same headers there, and is redirected to a fresh link. Empty while macOS downloads are closed.
+         */
+        get: operations["getSparkleAppcast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/updates/tauri/{target}/{arch}/{currentVersion}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tauri's update JSON: the newest build newer than the running one, or 204
+         * @description The endpoint Tauri's updater fills in (`{{target}}/{{arch}}/{{current_version}}`, `?channel=beta` for testers). `signature` is the base64 minisign signature file Tauri verifies with its `pubkey`; `url` is this feed's download endpoint (Tauri sends the same headers there, and follows the redirect). 204 when there is no newer build or downloads for the platform are closed.
+         */
+        get: operations["getTauriUpdate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/license/updates/artifacts/{artifactId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The feeds' download: a 302 to a fresh download link (valid 5 minutes) */
+        get: operations["downloadFeedArtifact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer/downloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per platform: whether downloads are open, and the newest build your license may have, with links
+         * @description Links are valid 5 minutes (ask again for fresh ones). Beta builds appear for admitted testers. Nothing is offered for a closed platform, nor to a license that is suspended or expired (`license_key` is then null).
+         */
+        get: operations["listCustomerDownloads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/downloads/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A download link: the file (folder storage, Range supported) or a 302 to a presigned URL (S3)
+         * @description Links come from the update check, the feeds and the portal, and expire after 5 minutes; one started from its first byte counts as a download of its release and platform (a resumed Range does not count again). A yanked release's links stop working.
+         */
+        get: operations["downloadArtifact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/releases/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Published releases' notes, newest first (the release-notes page) */
+        get: operations["listReleaseNotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/downloads/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which platforms' downloads are open (the home page's cards) */
+        get: operations["listOpenPlatforms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7625,7 +8032,7 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
-                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.refused" | "execution.ended" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "webhook.endpoint_disabled";
+                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.refused" | "execution.ended" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "release.created" | "release.artifact_uploaded" | "release.published" | "release.yanked" | "release.promoted" | "downloads.platform_opened" | "downloads.platform_closed" | "operator_token.created" | "operator_token.revoked" | "webhook.endpoint_disabled";
                 actor?: string;
                 target_type?: string;
                 target_id?: string;
@@ -7864,7 +8271,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended")[];
+                    events: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended" | "release.published" | "release.yanked" | "release.promoted" | "downloads.platform_opened" | "downloads.platform_closed")[];
                     /** @default  */
                     description?: string;
                 };
@@ -8237,7 +8644,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended")[];
+                    events?: ("signup.created" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.ended" | "release.published" | "release.yanked" | "release.promoted" | "downloads.platform_opened" | "downloads.platform_closed")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -8938,6 +9345,3341 @@ export interface operations {
                          * @enum {string}
                          */
                         reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListReleases: {
+        parameters: {
+            query?: {
+                channel?: "stable" | "rc" | "beta" | "alpha" | "dev";
+                state?: "draft" | "published" | "yanked";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                            downloads: {
+                                total: number;
+                                by_platform: {
+                                    macos: number;
+                                    windows: number;
+                                    linux: number;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a bad filter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminCreateRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    version: string;
+                    /** @enum {string} */
+                    channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                    /** @default  */
+                    notes?: string;
+                    requires_feature?: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description VERSION_TAKEN: a release with this version exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminGetRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                releaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the id is too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no release has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminAddArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                releaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    platform: "macos" | "windows" | "linux";
+                    /** @enum {string} */
+                    arch: "x86_64" | "aarch64" | "universal";
+                    filename: string;
+                    size: number;
+                    sha256: string;
+                    sha512: string;
+                    signature: string;
+                    minisign_signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            artifact: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            };
+                            upload: {
+                                /** @enum {string} */
+                                kind: "folder";
+                                upload_id: string;
+                                url: string;
+                                offset: number;
+                                size: number;
+                            } | {
+                                /** @enum {string} */
+                                kind: "s3-multipart";
+                                upload_id: string;
+                                part_size: number;
+                                part_count: number;
+                                size: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no release has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_DRAFT: the release is published or yanked; ARTIFACT_TAKEN: it has an artifact for this platform and arch. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NO_RELEASE_KEYS: no release public key is configured (RELEASE_PUBLIC_KEYS), so nothing could be verified. Or UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminRemoveArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                releaseId: string;
+                artifactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: an id is too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no release has this id, or it has no artifact with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_DRAFT: a published or yanked release keeps its artifacts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminGetUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            upload_id: string;
+                            artifact_id: string;
+                            /** @enum {string} */
+                            kind: "folder" | "s3-multipart";
+                            size: number;
+                            offset: number;
+                            part_size: number | null;
+                            parts: {
+                                part_number: number;
+                                etag: string;
+                                size: number;
+                            }[];
+                            /** @enum {string} */
+                            state: "pending" | "complete";
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the id is too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no upload has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminAppendUpload: {
+        parameters: {
+            query?: never;
+            header: {
+                "upload-offset": number;
+            };
+            path: {
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stored; `Upload-Offset` says how far. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: no Upload-Offset header, or not a number. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no upload has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description OFFSET_MISMATCH: Upload-Offset is not where the upload stands (`offset` says where); WRONG_STORAGE: this upload goes to S3; UPLOAD_COMPLETE. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        offset?: number;
+                    };
+                };
+            };
+            /** @description SIZE_MISMATCH: more bytes than the artifact's declared size. Or PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminPresignUploadParts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    part_numbers: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            parts: {
+                                part_number: number;
+                                url: string;
+                                expires_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. Or a part number past the upload's last part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no upload has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description WRONG_STORAGE: this upload goes to the folder (PATCH it); UPLOAD_COMPLETE. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminCompleteUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    parts?: {
+                        part_number: number;
+                        etag: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            release_id: string;
+                            /** @enum {string} */
+                            platform: "macos" | "windows" | "linux";
+                            /** @enum {string} */
+                            arch: "x86_64" | "aarch64" | "universal";
+                            filename: string;
+                            size: number;
+                            sha256: string;
+                            sha512: string;
+                            signature: string;
+                            minisign_signature: string;
+                            /** @enum {string} */
+                            upload_state: "pending" | "complete";
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no upload has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UPLOAD_INCOMPLETE: not every byte has arrived; NOT_DRAFT: the release is no longer a draft. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description SIZE_MISMATCH, CHECKSUM_MISMATCH, SIGNATURE_INVALID or MINISIGN_INVALID: the stored bytes are not what was declared, or not signed by a trusted release key. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminPublishRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                releaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no release has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_DRAFT: already published or yanked; NO_ARTIFACTS: no artifact, or one not verified yet. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminYankRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                releaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no release has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_PUBLISHED: only a published release can be yanked. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminPromoteRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                releaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            /** @enum {string} */
+                            state: "draft" | "published" | "yanked";
+                            notes: string;
+                            requires_feature: ("sharedMemory" | "backups" | "embeddingModels") | null;
+                            created_at: string;
+                            published_at: string | null;
+                            yanked_at: string | null;
+                            artifacts: {
+                                id: string;
+                                release_id: string;
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                /** @enum {string} */
+                                arch: "x86_64" | "aarch64" | "universal";
+                                filename: string;
+                                size: number;
+                                sha256: string;
+                                sha512: string;
+                                signature: string;
+                                minisign_signature: string;
+                                /** @enum {string} */
+                                upload_state: "pending" | "complete";
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended; INVALID_TOKEN: the operator token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin, or the operator token lacks the releases:write scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no release has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_PUBLISHED: only a published release can be promoted; SAME_CHANNEL. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListOperatorTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            scopes: "releases:write"[];
+                            hint: string;
+                            created_at: string;
+                            created_by: string | null;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin (operator tokens cannot manage tokens or the switch). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminCreateOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @default [
+                     *       "releases:write"
+                     *     ]
+                     */
+                    scopes?: "releases:write"[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            scopes: "releases:write"[];
+                            hint: string;
+                            created_at: string;
+                            created_by: string | null;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                            token: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin (operator tokens cannot manage tokens or the switch). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminRevokeOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            scopes: "releases:write"[];
+                            hint: string;
+                            created_at: string;
+                            created_by: string | null;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the id is too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin (operator tokens cannot manage tokens or the switch). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no token has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListDownloadPlatforms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            platform: "macos" | "windows" | "linux";
+                            open: boolean;
+                            changed_at: string | null;
+                            changed_by: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin (operator tokens cannot manage tokens or the switch). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminSetDownloadPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                platform: "macos" | "windows" | "linux";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    open: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            platform: "macos" | "windows" | "linux";
+                            open: boolean;
+                            changed_at: string | null;
+                            changed_by: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. Or a platform other than macos, windows, linux. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin (operator tokens cannot manage tokens or the switch). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    checkForUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    license_key: string;
+                    machine_id: string;
+                    current_version: string;
+                    /** @enum {string} */
+                    platform: "macos" | "windows" | "linux";
+                    /** @enum {string} */
+                    arch: "x86_64" | "aarch64" | "universal";
+                    /**
+                     * @default stable
+                     * @enum {string}
+                     */
+                    channel?: "stable" | "rc" | "beta" | "alpha" | "dev";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            update: {
+                                release_id: string;
+                                version: string;
+                                /** @enum {string} */
+                                channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                                notes: string;
+                                published_at: string;
+                                artifact: {
+                                    id: string;
+                                    release_id: string;
+                                    /** @enum {string} */
+                                    platform: "macos" | "windows" | "linux";
+                                    /** @enum {string} */
+                                    arch: "x86_64" | "aarch64" | "universal";
+                                    filename: string;
+                                    size: number;
+                                    sha256: string;
+                                    sha512: string;
+                                    signature: string;
+                                    minisign_signature: string;
+                                };
+                                download: {
+                                    url: string;
+                                    expires_at: string;
+                                };
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a field is missing or invalid (the error names it); MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description SUSPENDED or EXPIRED: the license is not in force; NOT_ACTIVATED: this machine holds no slot of it (validate first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no license has this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many calls from this address this minute (RATE_LIMIT_LICENSE_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    getSparkleAppcast: {
+        parameters: {
+            query?: {
+                channel?: "stable" | "rc" | "beta" | "alpha" | "dev";
+                arch?: "x86_64" | "aarch64" | "universal";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/rss+xml */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: a parameter is invalid (the error names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no `Authorization: License <key>` header, or no Flotilla-Machine-Id header. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description SUSPENDED or EXPIRED: the license is not in force; NOT_ACTIVATED: this machine holds no slot of it (validate first); NOT_ENTITLED: this license may not have this release; PLATFORM_CLOSED: downloads for this platform are not open. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no license has this key; or no published artifact has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many calls from this address this minute (RATE_LIMIT_LICENSE_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    getTauriUpdate: {
+        parameters: {
+            query?: {
+                channel?: "stable" | "rc" | "beta" | "alpha" | "dev";
+            };
+            header?: never;
+            path: {
+                target: string;
+                arch: string;
+                currentVersion: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        version: string;
+                        notes: string;
+                        pub_date: string;
+                        url: string;
+                        signature: string;
+                    };
+                };
+            };
+            /** @description No update. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a parameter is invalid (the error names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no `Authorization: License <key>` header, or no Flotilla-Machine-Id header. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description SUSPENDED or EXPIRED: the license is not in force; NOT_ACTIVATED: this machine holds no slot of it (validate first); NOT_ENTITLED: this license may not have this release; PLATFORM_CLOSED: downloads for this platform are not open. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no license has this key; or no published artifact has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many calls from this address this minute (RATE_LIMIT_LICENSE_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    downloadFeedArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                artifactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: the download link. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a parameter is invalid (the error names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no `Authorization: License <key>` header, or no Flotilla-Machine-Id header. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description SUSPENDED or EXPIRED: the license is not in force; NOT_ACTIVATED: this machine holds no slot of it (validate first); NOT_ENTITLED: this license may not have this release; PLATFORM_CLOSED: downloads for this platform are not open. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no license has this key; or no published artifact has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many calls from this address this minute (RATE_LIMIT_LICENSE_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    listCustomerDownloads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            license_key: string | null;
+                            platforms: {
+                                /** @enum {string} */
+                                platform: "macos" | "windows" | "linux";
+                                open: boolean;
+                                release: {
+                                    id: string;
+                                    version: string;
+                                    /** @enum {string} */
+                                    channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                                    published_at: string;
+                                } | null;
+                                artifacts: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    arch: "x86_64" | "aarch64" | "universal";
+                                    filename: string;
+                                    size: number;
+                                    sha256: string;
+                                    download: {
+                                        url: string;
+                                        expires_at: string;
+                                    };
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    downloadArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The artifact's bytes (application/octet-stream). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The bytes of the Range asked for. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Location: a presigned URL of the object storage, valid 5 minutes. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: the link is too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description LINK_EXPIRED: the link is invalid, expired, or its release was yanked; ask for a new one. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RANGE_NOT_SATISFIABLE: the Range is past the end of the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    listReleaseNotes: {
+        parameters: {
+            query?: {
+                channel?: "stable" | "rc" | "beta" | "alpha" | "dev";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            version: string;
+                            /** @enum {string} */
+                            channel: "stable" | "rc" | "beta" | "alpha" | "dev";
+                            published_at: string;
+                            notes: string;
+                            platforms: ("macos" | "windows" | "linux")[];
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a bad channel or limit. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    listOpenPlatforms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            platform: "macos" | "windows" | "linux";
+                            open: boolean;
+                        }[];
                     };
                 };
             };

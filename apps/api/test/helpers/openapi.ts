@@ -39,6 +39,8 @@ export interface Operation {
   path: string;
   /** Declares bearer authentication (`security: [{ bearerAuth: [] }]`). */
   bearer: boolean;
+  /** Declares the license key scheme (`Authorization: License <key>`, the updater feeds, decision 0059). */
+  licenseAuth: boolean;
   pathParams: Parameter[];
   queryParams: Parameter[];
   headerParams: Parameter[];
@@ -83,6 +85,7 @@ export async function apiOperations(app: FastifyInstance): Promise<Operation[]> 
         method: method.toUpperCase(),
         path,
         bearer: (operation.security ?? []).some((requirement) => "bearerAuth" in requirement),
+        licenseAuth: (operation.security ?? []).some((requirement) => "licenseAuth" in requirement),
         pathParams: parameters.filter((p) => p.in === "path"),
         queryParams: parameters.filter((p) => p.in === "query"),
         headerParams: parameters.filter((p) => p.in === "header"),
