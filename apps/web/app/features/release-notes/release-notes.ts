@@ -1,0 +1,68 @@
+/** The release notes page (issue 36, decision 0063): /docs/release-notes, where the footer's "View Release Notes" leads. */
+export const RELEASE_NOTES_PATH = "/docs/release-notes";
+
+export interface RenderedNote {
+  version: string;
+  channel: string;
+  published_at: string;
+  platforms: string[];
+  /** The notes' Markdown rendered at build time (raw HTML in notes is dropped, as in docs pages). */
+  html: string;
+}
+
+const PLATFORM_NAMES: Record<string, string> = { macos: "macOS", windows: "Windows", linux: "Linux" };
+export const platformList = (platforms: readonly string[]) =>
+  platforms.map((platform) => PLATFORM_NAMES[platform] ?? platform).join(", ");
+
+/** "November 28, 2026" in UTC (the page is the same for every reader). */
+export function formatNoteDate(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  return date.toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+}
+
+/** The public endpoint's answer, checked by hand (no zod in the island). */
+export interface PublishedNote {
+  version: string;
+  channel: string;
+  published_at: string;
+  notes: string;
+  platforms: string[];
+}
+
+export function readNotes(json: unknown): PublishedNote[] {
+  const data = (json as { success?: unknown; data?: unknown } | null)?.data;
+  if ((json as { success?: unknown } | null)?.success !== true || !Array.isArray(data)) return [];
+  return data.filter(
+    (note): note is PublishedNote =>
+      typeof note?.version === "string" &&
+      typeof note.channel === "string" &&
+      typeof note.published_at === "string" &&
+      typeof note.notes === "string" &&
+      Array.isArray(note.platforms),
+  );
+}
+
+/** Adds the notes newer than the page's newest (and not on it) at the top of `root`; answers how many. */
+export function addNewerNotes(root: HTMLElement, notes: readonly PublishedNote[]): number {
+  const newest = Date.parse(root.dataset.newest ?? "") || 0;
+  const shown = new Set((root.dataset.versions ?? "").split(" ").filter(Boolean));
+  const newer = notes.filter((note) => Date.parse(note.published_at) > newest && !shown.has(note.version));
+  for (const note of [...newer].reverse()) {
+    const section = document.createElement("section");
+    section.dataset.version = note.version;
+    const heading = document.createElement("h2");
+    heading.className = "text-2xl font-semibold tracking-tight";
+    heading.textContent = note.channel === "stable" ? note.version : `${note.version} (${note.channel})`;
+    const meta = document.createElement("p");
+    meta.className = "mt-1 text-sm text-fg-muted";
+    meta.textContent = [formatNoteDate(note.published_at), platformList(note.platforms)].filter(Boolean).join(" · ");
+    const body = document.createElement("div");
+    body.className = "prose mt-4 whitespace-pre-wrap";
+    body.textContent = note.notes;
+    section.append(heading, meta, body);
+    root.prepend(section);
+  }
+  if (newer.length > 0) root.querySelector("[data-release-notes-empty]")?.remove();
+  return newer.length;
+}
