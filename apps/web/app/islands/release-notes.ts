@@ -3,14 +3,14 @@
  * island asks the public endpoint and adds, above them, the releases published since — their notes as plain text
  * (no Markdown renderer is shipped to the browser; the next build renders them).
  */
-import { addNewerNotes, readNotes } from "../features/release-notes/release-notes";
+import { addNewerNotes, PUBLIC_NOTES_PATH, readNotes } from "../features/release-notes/release-notes";
 import { island, islandsNamed } from "./runtime";
 
 island("release-notes", () => {
   const [root] = islandsNamed("release-notes");
   if (!root) return;
   const run = () =>
-    fetch("/api/releases/notes?limit=100", {
+    fetch(`${PUBLIC_NOTES_PATH}?limit=100`, {
       headers: { accept: "application/json" },
       signal: AbortSignal.timeout(5_000),
     })

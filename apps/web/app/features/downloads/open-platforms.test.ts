@@ -1,8 +1,9 @@
+import { RELEASE_PATHS } from "@flotilla/contracts/releases";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { PlatformsSection } from "../marketing/platforms-section";
-import { applyOpenPlatforms, readOpenPlatforms } from "./open-platforms";
+import { applyOpenPlatforms, PUBLIC_PLATFORMS_PATH, readOpenPlatforms } from "./open-platforms";
 
 function cards() {
   const root = document.createElement("div");
@@ -40,6 +41,10 @@ describe("home page platform cards and the download switch", () => {
     expect(card("Web Application").textContent).toContain("Coming Soon");
     // Applying again changes nothing (the island may run twice on a bfcache restore).
     expect(applyOpenPlatforms(list, new Set(["windows"]))).toBe(0);
+  });
+
+  it("asks the contracts' public platforms path", () => {
+    expect(PUBLIC_PLATFORMS_PATH).toBe(RELEASE_PATHS.publicPlatforms);
   });
 
   it("reads only the documented answer: forged or broken answers open nothing", () => {

@@ -2,8 +2,10 @@
  * The per-platform download switch as the public sees it (issue 36): `GET /api/downloads/platforms`. Kept free of
  * zod and React so the home page's island stays a few hundred bytes (decision 0050's budget).
  */
-import { RELEASE_PATHS } from "@flotilla/contracts/releases";
 import { buttonClass } from "../../components/button";
+
+/** RELEASE_PATHS.publicPlatforms, written out: importing the contracts' releases module would ship zod (a test pins it). */
+export const PUBLIC_PLATFORMS_PATH = "/api/downloads/platforms";
 
 export type DownloadPlatform = "macos" | "windows" | "linux";
 
@@ -26,7 +28,7 @@ export function readOpenPlatforms(json: unknown): Set<DownloadPlatform> {
 }
 
 export async function fetchOpenPlatforms(timeoutMs = 5_000): Promise<Set<DownloadPlatform>> {
-  const response = await fetch(RELEASE_PATHS.publicPlatforms, {
+  const response = await fetch(PUBLIC_PLATFORMS_PATH, {
     headers: { accept: "application/json" },
     signal: AbortSignal.timeout(timeoutMs),
   });

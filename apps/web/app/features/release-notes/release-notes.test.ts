@@ -1,5 +1,6 @@
+import { RELEASE_PATHS } from "@flotilla/contracts/releases";
 import { describe, expect, it } from "vitest";
-import { addNewerNotes, readNotes } from "./release-notes";
+import { addNewerNotes, PUBLIC_NOTES_PATH, readNotes } from "./release-notes";
 
 const NOTE = {
   version: "1.4.0",
@@ -10,6 +11,10 @@ const NOTE = {
 };
 
 describe("the release-notes island", () => {
+  it("asks the contracts' public notes path", () => {
+    expect(PUBLIC_NOTES_PATH).toBe(RELEASE_PATHS.releaseNotes);
+  });
+
   function page(newest: string, versions: string[]) {
     const root = document.createElement("div");
     root.dataset.newest = newest;

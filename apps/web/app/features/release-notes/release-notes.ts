@@ -1,5 +1,7 @@
 /** The release notes page (issue 36, decision 0063): /docs/release-notes, where the footer's "View Release Notes" leads. */
 export const RELEASE_NOTES_PATH = "/docs/release-notes";
+/** RELEASE_PATHS.releaseNotes, written out so the island does not ship zod (a test pins it). */
+export const PUBLIC_NOTES_PATH = "/api/releases/notes";
 
 export interface RenderedNote {
   version: string;
