@@ -41,7 +41,8 @@ export const DEVELOPMENT_CONVENIENCES = {
     whenExposed: "https to public addresses only, checked at registration and on every connection",
   },
   generatedSecrets: {
-    gives: "APP_SECRET and LICENSE_SIGNING_KEY generated into DATA_DIR when unset",
+    gives:
+      "APP_SECRET and LICENSE_SIGNING_KEY generated into DATA_DIR when unset, and a development release key pair when RELEASE_PUBLIC_KEYS is",
     whenExposed: "both are required to start",
   },
   plainHttpPages: {

@@ -166,7 +166,12 @@ const PROOFS: Record<Convenience, { on(server: Server_): Promise<void>; off(serv
           dataDir,
         });
         await app.close();
-        expect(readdirSync(dataDir).sort()).toEqual(["app-secret", "license-signing-key.pem"]);
+        expect(readdirSync(dataDir).sort()).toEqual([
+          "app-secret",
+          "license-signing-key.pem",
+          "release-public-key.txt",
+          "release-signing-key.pem",
+        ]);
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }

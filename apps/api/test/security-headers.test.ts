@@ -147,6 +147,13 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     "POST /api/license/executions/running": { license_key: key, machine_id: "headers-one" },
     "POST /api/license/executions/{executionId}/heartbeat": { license_key: key, machine_id: "headers-one" },
     "POST /api/license/executions/{executionId}/end": { license_key: key, machine_id: "headers-one" },
+    "POST /api/license/updates/check": {
+      license_key: key,
+      machine_id: "headers-one",
+      current_version: "1.0.0",
+      platform: "macos",
+      arch: "aarch64",
+    },
   };
   // Admin paths are reached as a customer (403): any well-formed id shows the headers of that answer.
   const someId = "00000000-0000-4000-8000-000000000000";
@@ -157,6 +164,15 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     endpointId: someId,
     deliveryId: someId,
     executionId: someId,
+    releaseId: someId,
+    uploadId: someId,
+    tokenId: someId,
+    artifactId: someId,
+    platform: "macos",
+    target: "darwin",
+    arch: "aarch64",
+    currentVersion: "1.0.0",
+    token: "not-a-link",
   };
   const answers: { key: string; response: LightMyRequestResponse }[] = [];
   // Session-ending calls last, each with its own session.

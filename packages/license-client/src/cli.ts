@@ -5,13 +5,29 @@
  * in-process.
  */
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { BRAND } from "@flotilla/contracts/brand";
 import { EXECUTION_RULES, executionExpiresAfterSeconds } from "@flotilla/contracts/executions";
 import { ActivationRequestFileSchema, FEATURE_NAME } from "@flotilla/contracts/licensing";
+import {
+  generateReleaseSigningKey,
+  loadReleaseSigningKey,
+  minisignPublicKeyFile,
+} from "@flotilla/contracts/release-signing";
+import {
+  RELEASE_ARCHES,
+  RELEASE_CHANNELS,
+  RELEASE_PLATFORMS,
+  type Release,
+  type ReleaseArch,
+  type ReleaseChannel,
+  type ReleasePlatform,
+  SEMVER_PATTERN,
+  type Update,
+} from "@flotilla/contracts/releases";
 import { formatDuration, SEAT_RULES } from "@flotilla/contracts/seats";
 import { LICENSE_CODE_MESSAGES, LICENSE_CODES, type LicenseCode } from "@flotilla/contracts/tiers";
 import { DEFAULT_BASE_URL, LicenseClient, type LicenseClientOptions, type LicenseFeatures } from "./client";
@@ -30,8 +46,11 @@ import type { Execution } from "./executions";
 import { parseLicenseFile } from "./files";
 import { type LicenseCheck, LicenseManager } from "./license-manager";
 import { getMachineId } from "./machine-id";
+import { OperatorClient } from "./operator";
+import { formatBytes, type ProgressStream, progressBar } from "./progress";
 import { defaultStatePath, FileStateStore, type StoredLicense, writeFileAtomic } from "./state";
 import { BUILD_KIND, type BuildKind, PINNED_KEYS, type TrustedKey } from "./trusted-keys";
+import { UpdateError } from "./updates";
 
 export const EXIT = { ok: 0, invalid: 1, usage: 2, unavailable: 3, limit: 4 } as const;
 /** `executions run`: the command could not be started (as a shell says "command not found"). */
@@ -68,9 +87,13 @@ const COMMANDS = [
   "exchange",
   "import",
   "executions",
+  "update",
+  "release",
   "help",
 ] as const;
 const EXECUTION_COMMANDS = ["start", "heartbeat", "list", "end", "run"] as const;
+const UPDATE_COMMANDS = ["check", "download"] as const;
+const RELEASE_COMMANDS = ["keygen", "publish", "yank", "promote"] as const;
 type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -84,6 +107,18 @@ const OPTIONS = {
   local: { type: "boolean" },
   ttl: { type: "string" },
   out: { type: "string" },
+  current: { type: "string" },
+  platform: { type: "string" },
+  arch: { type: "string" },
+  channel: { type: "string" },
+  to: { type: "string" },
+  "allow-downgrade": { type: "boolean" },
+  "release-key": { type: "string", multiple: true },
+  version: { type: "string" },
+  notes: { type: "string" },
+  artifact: { type: "string", multiple: true },
+  key: { type: "string" },
+  reason: { type: "string" },
 } as const;
 
 /** Which command accepts which command-specific option. */
@@ -101,7 +136,18 @@ const COMMAND_OPTIONS: Partial<Record<Command, readonly string[]>> = {
   exchange: ["ttl", "out"],
   import: ["machine-id"],
   executions: ["machine-id", "feature"],
+  update: ["machine-id", "current", "platform", "arch", "channel", "to", "allow-downgrade", "release-key"],
+  release: ["out", "version", "channel", "notes", "artifact", "key", "reason"],
 };
+const CHECKED_OPTIONS = [
+  "machine-id",
+  "name",
+  "feature",
+  "local",
+  "ttl",
+  "out",
+  ...new Set(Object.values(COMMAND_OPTIONS).flat()),
+] as const;
 
 export const HELP = `${BIN}: activate and check a ${BRAND.name} license on this machine, as the desktop app does.
 
@@ -138,6 +184,27 @@ Commands:
                         Run <command> under a lease, with heartbeats while it runs; end the lease when it
                         exits, and exit with its code (128 + n when killed by signal n, 127 if it cannot start)
 
+  update check          Is there a newer build for this app? (the activated license asks)
+      --current VERSION The running app's version (env FLOTILLA_APP_VERSION)
+      --platform P --arch A   Default: this computer's (macos|windows|linux, x86_64|aarch64|universal)
+      --channel C       stable (default), or beta, rc, alpha, dev when the license is admitted to it
+  update download       Check, then download the update, resuming an interrupted download, verify its
+                        SHA-256/512 and both signatures, and only then write it (options as for check)
+      --to PATH         A file, or a folder to put it in (default: its name, here)
+      --release-key K   The release public key the app embeds (repeatable; text or a file; env
+                        FLOTILLA_RELEASE_PUBLIC_KEYS, comma-separated)
+      --allow-downgrade Install a build that is not newer than --current
+
+Publishing (the operator; FLOTILLA_OPERATOR_TOKEN holds an operator token from the console):
+  release keygen        Write a new release key pair (never overwrites one) and print the public key
+      --out DIR         as Sparkle, Tauri and the server want it (default folder: here)
+  release publish --version V --channel C --notes FILE --artifact platform/arch=PATH ...
+                        Sign each artifact with the release private key (--key FILE, env
+                        FLOTILLA_RELEASE_SIGNING_KEY), upload it resumably, and publish the release;
+                        run again after an interruption, it resumes
+  release yank <version|id> [--reason TEXT]   Withdraw a published release: no longer offered or downloadable
+  release promote <version|id> --channel C    Move a published release to another channel (beta → stable)
+
   Development builds only: --machine-id ID (env FLOTILLA_MACHINE_ID) plays another machine on the commands
   that act for this machine. A production build always computes this machine's id.
 
@@ -148,7 +215,8 @@ Options:
   --json                Machine-readable output on stdout
   -h, --help            Show this help
 
-Exit codes: 0 ok, 1 license not valid (or not activated), 2 usage error, 3 network or server error,
+Exit codes: 0 ok, 1 license not valid (or not activated, or an update refused: tampered, yanked, a downgrade),
+2 usage error, 3 network or server error,
 4 execution refused: the license already runs its plan's number of executions (the holders are printed).
 `;
 
@@ -187,8 +255,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
 
   const build = io.build ?? { kind: BUILD_KIND, trustedKeys: PINNED_KEYS };
   try {
-    for (const option of ["machine-id", "name", "feature", "local", "ttl", "out"] as const) {
-      if (values[option] !== undefined && !COMMAND_OPTIONS[command]?.includes(option)) {
+    for (const option of new Set(CHECKED_OPTIONS)) {
+      if (values[option as keyof typeof values] !== undefined && !COMMAND_OPTIONS[command]?.includes(option)) {
         throw new UsageError(`--${option} does not apply to "${command}".`);
       }
     }
@@ -471,6 +539,68 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
         }
         return EXIT.usage;
       }
+      case "update": {
+        const [sub, ...rest] = args;
+        if (!sub || !(UPDATE_COMMANDS as readonly string[]).includes(sub)) {
+          throw new UsageError(`Usage: ${BIN} update ${UPDATE_COMMANDS.join("|")} (see --help)`);
+        }
+        expectArgs(command, rest, [], sub);
+        if (sub === "check" && (values.to !== undefined || values["allow-downgrade"] !== undefined)) {
+          throw new UsageError(`--to and --allow-downgrade go with "update download".`);
+        }
+        const releasePublicKeys = sub === "download" ? await releaseKeysFrom(values["release-key"], env) : [];
+        const client = new LicenseClient({ ...io.client, baseUrl: await serverUrl(), trustedKeys: build.trustedKeys });
+        const m = new LicenseManager({
+          client,
+          store,
+          machineId,
+          trustedKeys: build.trustedKeys,
+          releasePublicKeys,
+          ...(io.now ? { now: io.now } : {}),
+        });
+        const target = updateTarget(values, env);
+        const update = await m.checkForUpdate(target);
+        if (!update) {
+          if (json) return out.json(EXIT.ok, { ok: true, update: null, current_version: target.currentVersion });
+          out.line(
+            `No update: ${target.currentVersion} is the newest build for ${target.platform}/${target.arch} (${target.channel}).`,
+          );
+          return EXIT.ok;
+        }
+        if (sub === "check") {
+          if (json) return out.json(EXIT.ok, { ok: true, update, current_version: target.currentVersion });
+          out.line(`Update available: ${update.version} (${update.channel}), you have ${target.currentVersion}.`);
+          out.table(describeUpdate(update));
+          out.line(`Run "${BIN} update download" to fetch and verify it.`);
+          return EXIT.ok;
+        }
+        const dest = await destinationFor(values.to, update.artifact.filename);
+        const bar = progressBar(io.stderr as ProgressStream, `Downloading ${update.artifact.filename}`);
+        const done = await m.downloadUpdate(update, dest, {
+          allowDowngrade: values["allow-downgrade"] === true,
+          onProgress: (p) => (json ? undefined : bar.update(p.received, p.total)),
+        });
+        if (json) return out.json(EXIT.ok, { ok: true, update, path: done.path, resumed_from: done.resumedFrom });
+        out.line(`Downloaded and verified ${update.version} (SHA-256, SHA-512, Ed25519 and minisign signatures).`);
+        out.table([
+          ["File", done.path],
+          ["Size", formatBytes(done.size)],
+          ...(done.resumedFrom > 0
+            ? ([["Resumed", `from ${formatBytes(done.resumedFrom)}`]] as Array<[string, string]>)
+            : []),
+        ]);
+        return EXIT.ok;
+      }
+      case "release": {
+        const [sub, ...rest] = args;
+        if (!sub || !(RELEASE_COMMANDS as readonly string[]).includes(sub)) {
+          throw new UsageError(`Usage: ${BIN} release ${RELEASE_COMMANDS.join("|")} (see --help)`);
+        }
+        return await runRelease(sub as (typeof RELEASE_COMMANDS)[number], rest, values, env, io, out, {
+          serverUrl: values.server ?? env.FLOTILLA_SERVER ?? DEFAULT_BASE_URL,
+          json,
+        });
+      }
       case "help":
         io.stdout.write(HELP);
         return EXIT.ok;
@@ -478,6 +608,241 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   } catch (error) {
     return out.error(error);
   }
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+const PLATFORM_OF: Partial<Record<NodeJS.Platform, ReleasePlatform>> = {
+  darwin: "macos",
+  win32: "windows",
+  linux: "linux",
+};
+const ARCH_OF: Partial<Record<string, ReleaseArch>> = { x64: "x86_64", arm64: "aarch64" };
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback?: T): T {
+  const chosen = value ?? fallback;
+  if (chosen === undefined || !(allowed as readonly string[]).includes(chosen)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(", ")}${value ? ` (got "${value}")` : ""}.`);
+  }
+  return chosen as T;
+}
+
+/** What `update check|download` asks about: this app's version, platform and arch (flags override). */
+function updateTarget(values: Values, env: Record<string, string | undefined>) {
+  const currentVersion = (values.current as string | undefined) ?? env.FLOTILLA_APP_VERSION;
+  if (!currentVersion || !SEMVER_PATTERN.test(currentVersion.trim())) {
+    throw new UsageError(
+      `--current must be the running app's semantic version, like 1.4.0 (env FLOTILLA_APP_VERSION)${currentVersion ? ` (got "${currentVersion}")` : ""}.`,
+    );
+  }
+  return {
+    currentVersion: currentVersion.trim(),
+    platform: oneOf(
+      "platform",
+      values.platform as string | undefined,
+      RELEASE_PLATFORMS,
+      PLATFORM_OF[process.platform],
+    ),
+    arch: oneOf("arch", values.arch as string | undefined, RELEASE_ARCHES, ARCH_OF[process.arch]),
+    channel: oneOf("channel", values.channel as string | undefined, RELEASE_CHANNELS, "stable"),
+  };
+}
+
+/** The release public keys to verify downloads with: --release-key (text or a file), FLOTILLA_RELEASE_PUBLIC_KEYS. */
+async function releaseKeysFrom(flags: string[] | undefined, env: Record<string, string | undefined>) {
+  const given = flags?.length ? flags : (env.FLOTILLA_RELEASE_PUBLIC_KEYS ?? "").split(",");
+  const keys: string[] = [];
+  for (const item of given.map((value) => value.trim()).filter(Boolean)) {
+    const file = await stat(item).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+    const text = file ? await readFile(item, "utf8") : item;
+    // A key file as keygen writes it: comments (#) and the minisign public key.
+    keys.push(
+      text
+        .split(/\r?\n/)
+        .filter((line) => !line.startsWith("#"))
+        .join("\n")
+        .trim(),
+    );
+  }
+  if (keys.length === 0) {
+    throw new UsageError(
+      `No release public key to verify the download with: pass --release-key (what "${BIN} release keygen" printed, or its release-public-key.txt) or set FLOTILLA_RELEASE_PUBLIC_KEYS.`,
+    );
+  }
+  return keys;
+}
+
+/** --to: a folder (the artifact's own name inside it) or a file; default the artifact's name here. */
+async function destinationFor(to: string | undefined, filename: string): Promise<string> {
+  if (!to) return resolve(filename);
+  const isFolder = await stat(to).then(
+    (s) => s.isDirectory(),
+    () => to.endsWith("/"),
+  );
+  return isFolder ? join(resolve(to), filename) : resolve(to);
+}
+
+function describeUpdate(update: Update): Array<[string, string]> {
+  return [
+    ["Version", `${update.version} (${update.channel}), published ${formatDate(new Date(update.published_at))}`],
+    [
+      "File",
+      `${update.artifact.filename}, ${formatBytes(update.artifact.size)} (${update.artifact.platform}/${update.artifact.arch})`,
+    ],
+    ["SHA-256", update.artifact.sha256],
+  ];
+}
+
+/** `release keygen|publish|yank|promote`: the operator's side, with FLOTILLA_OPERATOR_TOKEN. */
+async function runRelease(
+  sub: "keygen" | "publish" | "yank" | "promote",
+  rest: string[],
+  values: Values,
+  env: Record<string, string | undefined>,
+  io: CliIO,
+  out: Output,
+  context: { serverUrl: string; json: boolean },
+): Promise<number> {
+  const allowed: Record<typeof sub, string[]> = {
+    keygen: ["out"],
+    publish: ["version", "channel", "notes", "artifact", "key"],
+    yank: ["reason"],
+    promote: ["channel"],
+  };
+  for (const option of ["out", "version", "channel", "notes", "artifact", "key", "reason"]) {
+    if (values[option] !== undefined && !allowed[sub].includes(option)) {
+      throw new UsageError(`--${option} does not apply to "release ${sub}".`);
+    }
+  }
+  if (sub === "keygen") {
+    expectArgs("release", rest, [], sub);
+    const folder = resolve((values.out as string | undefined) ?? ".");
+    await mkdir(folder, { recursive: true });
+    const key = generateReleaseSigningKey();
+    const publicFile = minisignPublicKeyFile(key.publicKey);
+    const privatePath = join(folder, "release-signing-key.pem");
+    const publicPath = join(folder, "release-public-key.txt");
+    try {
+      // Never overwrite a key: builds signed with it could no longer be verified by a new one.
+      await writeFile(privatePath, key.pem, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+        throw new UsageError(`${privatePath} already exists: keygen never overwrites a release key.`);
+      }
+      throw error;
+    }
+    await writeFile(
+      publicPath,
+      [
+        `# Sparkle SUPublicEDKey: ${key.publicKey.sparkle}`,
+        `# Tauri pubkey: ${publicFile.tauri}`,
+        publicFile.text,
+      ].join("\n"),
+    );
+    const body = {
+      ok: true,
+      private_key_path: privatePath,
+      public_key_path: publicPath,
+      key_id: key.publicKey.keyId,
+      sparkle_public_ed_key: key.publicKey.sparkle,
+      tauri_pubkey: publicFile.tauri,
+      minisign_public_key: key.publicKey.minisign,
+    };
+    if (context.json) return out.json(EXIT.ok, body);
+    out.line(`Release key pair written (key id ${key.publicKey.keyId}).`);
+    out.table([
+      ["Private", `${privatePath} (keep it secret: the CI's FLOTILLA_RELEASE_SIGNING_KEY)`],
+      ["Public", publicPath],
+    ]);
+    out.line("");
+    out.line("Sparkle (Info.plist SUPublicEDKey):");
+    out.line(`  ${key.publicKey.sparkle}`);
+    out.line("Tauri (tauri.conf.json plugins.updater.pubkey):");
+    out.line(`  ${publicFile.tauri}`);
+    out.line("Server (RELEASE_PUBLIC_KEYS) and the SDK (releasePublicKeys), the minisign public key:");
+    out.line(`  ${key.publicKey.minisign}`);
+    return EXIT.ok;
+  }
+  const token = env.FLOTILLA_OPERATOR_TOKEN?.trim();
+  if (!token) {
+    throw new UsageError(
+      `Set FLOTILLA_OPERATOR_TOKEN to an operator token (the console's Releases tab creates one; it is shown once).`,
+    );
+  }
+  const client = new OperatorClient({
+    baseUrl: context.serverUrl,
+    token,
+    ...(io.client?.fetch ? { fetch: io.client.fetch } : {}),
+  });
+  const say = (release: Release, verb: string) => {
+    if (context.json) return out.json(EXIT.ok, { ok: true, release });
+    out.line(`${verb} ${release.version} (${release.channel}, ${release.state}).`);
+    return EXIT.ok;
+  };
+  if (sub === "yank") {
+    const [which] = expectArgs("release", rest, ["<version|id>"], sub);
+    const release = await client.findRelease(which!);
+    return say(await client.yank(release.id, values.reason as string | undefined), "Yanked");
+  }
+  if (sub === "promote") {
+    const [which] = expectArgs("release", rest, ["<version|id>"], sub);
+    const channel = oneOf("channel", values.channel as string | undefined, RELEASE_CHANNELS);
+    const release = await client.findRelease(which!);
+    return say(await client.promote(release.id, channel), "Promoted");
+  }
+  expectArgs("release", rest, [], sub);
+  const version = ((values.version as string | undefined) ?? "").trim().replace(/^v/, "");
+  if (!SEMVER_PATTERN.test(version)) {
+    throw new UsageError(
+      `--version must be a semantic version, like 1.4.0 or 2.0.0-beta.3${version ? ` (got "${version}")` : ""}.`,
+    );
+  }
+  const channel: ReleaseChannel = oneOf("channel", values.channel as string | undefined, RELEASE_CHANNELS, "stable");
+  const targets = ((values.artifact as string[] | undefined) ?? []).map((spec) => {
+    const match = /^([a-z]+)\/([a-z0-9_]+)=(.+)$/.exec(spec);
+    if (!match) throw new UsageError(`--artifact must look like macos/universal=PATH (got "${spec}").`);
+    return {
+      platform: oneOf("artifact platform", match[1], RELEASE_PLATFORMS),
+      arch: oneOf("artifact arch", match[2], RELEASE_ARCHES),
+      path: resolve(match[3]!),
+    };
+  });
+  if (targets.length === 0) throw new UsageError("release publish needs at least one --artifact platform/arch=PATH.");
+  const notes = values.notes ? await readFile(resolve(values.notes as string), "utf8") : "";
+  const keySetting = (values.key as string | undefined) ?? env.FLOTILLA_RELEASE_SIGNING_KEY;
+  if (!keySetting) {
+    throw new UsageError(
+      `No release signing key: pass --key FILE (what "${BIN} release keygen" wrote) or set FLOTILLA_RELEASE_SIGNING_KEY.`,
+    );
+  }
+  const keyText = keySetting.includes("BEGIN")
+    ? keySetting
+    : await readFile(resolve(keySetting), "utf8").catch(() => keySetting);
+  let signingKey: ReturnType<typeof loadReleaseSigningKey>;
+  try {
+    signingKey = loadReleaseSigningKey(keyText, env.FLOTILLA_RELEASE_KEY_ID || null);
+  } catch (error) {
+    throw new UsageError(`The release signing key cannot be read: ${(error as Error).message}.`);
+  }
+  const release = await client.draft({ version, channel, notes });
+  if (!context.json)
+    out.line(
+      `Draft ${release.version} (${release.channel}) ready; signing and uploading ${targets.length === 1 ? "1 artifact" : `${targets.length} artifacts`}.`,
+    );
+  for (const target of targets) {
+    const bar = progressBar(io.stderr as ProgressStream, `Uploading ${target.platform}/${target.arch}`);
+    const artifact = await client.addArtifact(release, target, signingKey, (p) =>
+      context.json ? undefined : bar.update(p.sent, p.total),
+    );
+    if (!context.json)
+      out.line(
+        `  ${target.platform}/${target.arch}  ${artifact.filename}, ${formatBytes(artifact.size)}, verified by the server`,
+      );
+  }
+  return say(await client.publish(release.id), "Published");
 }
 
 /** How long a command asked to stop (SIGTERM) has before it is killed (SIGKILL). */
@@ -723,6 +1088,12 @@ class Output {
 
   error(error: unknown): number {
     if (error instanceof UsageError) return this.fail(EXIT.usage, "usage_error", error.message);
+    if (error instanceof UpdateError) {
+      return this.fail(EXIT.invalid, "update_refused", error.message, {
+        reason: error.reason,
+        ...(error.detail ? { detail: error.detail } : {}),
+      });
+    }
     if (error instanceof LicenseInputError) {
       return this.fail(EXIT.usage, "invalid_input", error.message, error.field ? { field: error.field } : {});
     }

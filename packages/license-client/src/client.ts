@@ -41,6 +41,12 @@ import {
   type ValidateRequest,
   ValidateRequestSchema,
 } from "@flotilla/contracts/licensing";
+import {
+  type Update,
+  UpdateCheckAnswerSchema,
+  type UpdateCheckRequest,
+  UpdateCheckRequestSchema,
+} from "@flotilla/contracts/releases";
 import { NONCE_HEADER, SIGNATURE_HEADER } from "@flotilla/contracts/seats";
 import { API_MAX_ATTEMPTS, API_TIMEOUT_MS, RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS } from "@flotilla/contracts/timings";
 import { newNonce, verifyAnswer } from "./answers";
@@ -310,6 +316,23 @@ export class LicenseClient {
       (json) => {
         const parsed = WatchExecutionsAnswerSchema.safeParse(json);
         return parsed.success ? parsed.data.data : undefined;
+      },
+    );
+  }
+
+  /**
+   * POST /api/license/updates/check: the newest build this license may have for the platform and arch, strictly
+   * newer than `current_version`, with its checksums, signatures and a download link (5 minutes); null when there
+   * is none or downloads for the platform are closed. The answer must be signed by a trusted key.
+   */
+  async checkForUpdate(input: UpdateCheckRequest, options: CallOptions = {}): Promise<Update | null> {
+    return this.#signedPost(
+      "/api/license/updates/check",
+      checkInput(UpdateCheckRequestSchema, input),
+      options,
+      (json) => {
+        const parsed = UpdateCheckAnswerSchema.safeParse(json);
+        return parsed.success ? parsed.data.data.update : undefined;
       },
     );
   }

@@ -62,10 +62,12 @@ export {
   type ActivateOptions,
   type ActivationResult,
   type CheckFailureReason,
+  type CheckForUpdateOptions,
   type DeactivationResult,
   type LicenseCheck,
   LicenseManager,
   type LicenseManagerOptions,
+  type ManagerDownloadOptions,
   tokenExpiry,
 } from "./license-manager";
 export {
@@ -109,3 +111,14 @@ export {
   type TrustedKeyInput,
   trustedKey,
 } from "./trusted-keys";
+export {
+  compareVersions,
+  type DownloadedUpdate,
+  type DownloadProgress,
+  type DownloadUpdateOptions,
+  downloadUpdate,
+  partPath,
+  type Update,
+  UpdateError,
+  type UpdateFailureReason,
+} from "./updates";

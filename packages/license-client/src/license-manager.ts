@@ -12,6 +12,7 @@ import os from "node:os";
 import { dirname } from "node:path";
 import { EXECUTION_MESSAGES, EXECUTION_RULES } from "@flotilla/contracts/executions";
 import { FEATURE_NAME } from "@flotilla/contracts/licensing";
+import type { ReleaseArch, ReleaseChannel, ReleasePlatform } from "@flotilla/contracts/releases";
 import type { LicenseCode } from "@flotilla/contracts/tiers";
 import { decodeJwt } from "jose";
 import type {
@@ -49,6 +50,14 @@ import {
 } from "./offline";
 import { FileStateStore, type LicenseState, type StateStore, type StoredLicense } from "./state";
 import { checkTrustedKeys, NO_TRUSTED_KEYS, type TrustedKey, type TrustedKeyInput } from "./trusted-keys";
+import {
+  type DownloadedUpdate,
+  type DownloadUpdateOptions,
+  downloadUpdate,
+  releaseKeys,
+  type Update,
+  UpdateError,
+} from "./updates";
 
 export interface LicenseManagerOptions {
   client: LicenseClient;
@@ -72,7 +81,25 @@ export interface LicenseManagerOptions {
    * they are counted in this process only.
    */
   executionsFolder?: string | null;
+  /**
+   * The release public keys embedded in the app (what `flotilla-license release keygen` printed): downloadUpdate
+   * installs nothing whose Ed25519 and minisign signatures do not verify with one of them.
+   */
+  releasePublicKeys?: readonly string[];
 }
+
+export interface CheckForUpdateOptions extends CallOptions {
+  currentVersion: string;
+  platform: ReleasePlatform;
+  arch: ReleaseArch;
+  /** Default stable; beta is offered only to admitted testers. */
+  channel?: ReleaseChannel;
+}
+
+export type ManagerDownloadOptions = Omit<DownloadUpdateOptions, "releasePublicKeys" | "currentVersion"> & {
+  /** Default: the version the update was checked against. */
+  currentVersion?: string;
+};
 
 export interface ActivateOptions {
   /** A human name for this machine, shown in the dashboard (default: the hostname). */
@@ -132,6 +159,9 @@ export class LicenseManager {
   readonly #now: () => Date;
   readonly #tolerance: number;
   readonly #executionsFolder: string | null;
+  readonly #releasePublicKeys: readonly string[];
+  /** The version each update was checked against (to refuse a downgrade and to ask again for a fresh link). */
+  readonly #checkedFrom = new WeakMap<Update, CheckForUpdateOptions>();
 
   constructor(options: LicenseManagerOptions) {
     this.client = options.client;
@@ -146,6 +176,8 @@ export class LicenseManager {
     this.#appVersion = options.appVersion;
     this.#now = options.now ?? (() => new Date());
     this.#tolerance = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
+    this.#releasePublicKeys = options.releasePublicKeys ?? [];
+    if (this.#releasePublicKeys.length > 0) releaseKeys(this.#releasePublicKeys);
     this.#executionsFolder =
       options.executionsFolder !== undefined
         ? options.executionsFolder
@@ -454,6 +486,61 @@ export class LicenseManager {
   async runningExecutions(options: CallOptions = {}): Promise<RunningExecutionsResult> {
     const state = await this.#activeState();
     return this.client.runningExecutions({ license_key: state.license_key, machine_id: state.machine_id }, options);
+  }
+
+  /**
+   * Is there a newer build for this machine? The activated license asks (online, signed answer); null when there is
+   * none, or when the publisher has not opened downloads for the platform.
+   */
+  async checkForUpdate(options: CheckForUpdateOptions): Promise<Update | null> {
+    const state = await this.#activeState();
+    const { currentVersion, platform, arch, channel, ...call } = options;
+    const update = await this.client.checkForUpdate(
+      {
+        license_key: state.license_key,
+        machine_id: state.machine_id,
+        current_version: currentVersion,
+        platform,
+        arch,
+        ...(channel ? { channel } : {}),
+      },
+      call,
+    );
+    if (update) this.#checkedFrom.set(update, options);
+    return update;
+  }
+
+  /**
+   * Downloads `update` to `destPath` (resuming, verified against releasePublicKeys, renamed into place only once
+   * verified). A link that stopped working is asked for again once: if the release is no longer offered, it was
+   * yanked (UpdateError "yanked"); a downgrade is refused unless `allowDowngrade`.
+   */
+  async downloadUpdate(
+    update: Update,
+    destPath: string,
+    options: ManagerDownloadOptions = {},
+  ): Promise<DownloadedUpdate> {
+    const checked = this.#checkedFrom.get(update);
+    const currentVersion = options.currentVersion ?? checked?.currentVersion;
+    const run = (offer: Update) =>
+      downloadUpdate(offer, destPath, {
+        ...options,
+        releasePublicKeys: this.#releasePublicKeys,
+        ...(currentVersion !== undefined ? { currentVersion } : {}),
+      });
+    try {
+      return await run(update);
+    } catch (error) {
+      if (!(error instanceof UpdateError) || error.reason !== "link_expired" || !checked) throw error;
+      const again = await this.checkForUpdate(checked);
+      if (!again || again.release_id !== update.release_id) {
+        throw new UpdateError(
+          `${update.version} was withdrawn by the publisher (yanked): it is no longer offered and will not be installed.${again ? ` ${again.version} is offered instead.` : ""}`,
+          "yanked",
+        );
+      }
+      return run(again);
+    }
   }
 
   /** Offline on a license file: the file's limit, counted on this machine. Null when no valid file is held. */
