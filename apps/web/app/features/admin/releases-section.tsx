@@ -48,6 +48,9 @@ const STATE_TONES: Record<ReleaseItem["state"], string> = {
 
 type Mutations = ReturnType<typeof useReleaseMutations>;
 
+/** The API names who changed something by an email or by an account id: only an email means anything here. */
+const byWhom = (who: string | null) => (who?.includes("@") ? ` by ${who}` : "");
+
 const formatSize = (bytes: number) =>
   bytes >= 1024 ** 2 ? `${(bytes / 1024 ** 2).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
 
@@ -127,9 +130,7 @@ function PlatformSwitches({ mutations, onDone }: { mutations: Mutations; onDone:
                   <p className="font-medium">{PLATFORM_LABELS[platform]}</p>
                   <p className="mt-0.5 text-xs text-fg-muted">
                     {open ? "Open" : "Closed"}
-                    {entry?.changed_at
-                      ? ` since ${formatDateTime(entry.changed_at)}${entry.changed_by ? `, by ${entry.changed_by}` : ""}`
-                      : ""}
+                    {entry?.changed_at ? ` since ${formatDateTime(entry.changed_at)}${byWhom(entry.changed_by)}` : ""}
                   </p>
                 </div>
                 <button
@@ -140,7 +141,7 @@ function PlatformSwitches({ mutations, onDone }: { mutations: Mutations; onDone:
                   disabled={pending !== null}
                   onClick={() => void toggle(platform, !open)}
                   className={`relative inline-flex h-6 w-11 shrink-0 items-center rounded-full border border-border transition-colors disabled:opacity-60 ${
-                    open ? "bg-emerald-600" : "bg-bg-subtle"
+                    open ? "bg-emerald-600" : "bg-fg-muted/30"
                   }`}
                 >
                   <span
@@ -193,7 +194,7 @@ function ReleaseList({ mutations, onDone }: { mutations: Mutations; onDone: (tex
             <tbody>
               {releases.data.map((release) => (
                 <tr key={release.id} data-release={release.version}>
-                  <td className={`${tdClass} font-mono font-medium`}>{release.version}</td>
+                  <td className={`${tdClass} whitespace-nowrap font-mono font-medium`}>{release.version}</td>
                   <td className={tdClass}>{release.channel}</td>
                   <td className={tdClass}>
                     <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${STATE_TONES[release.state]}`}>
@@ -472,8 +473,7 @@ function OperatorTokens({ mutations, onDone }: { mutations: Mutations; onDone: (
                 </p>
                 <p className="mt-0.5 text-xs text-fg-muted">
                   Created {formatDateTime(token.created_at)}
-                  {token.created_by ? ` by ${token.created_by}` : ""} · last used{" "}
-                  {formatDateTime(token.last_used_at, "never")}
+                  {byWhom(token.created_by)} · last used {formatDateTime(token.last_used_at, "never")}
                   {token.revoked_at ? ` · revoked ${formatDateTime(token.revoked_at)}` : ""}
                 </p>
               </div>

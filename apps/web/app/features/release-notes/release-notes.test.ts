@@ -1,6 +1,6 @@
 import { RELEASE_PATHS } from "@flotilla/contracts/releases";
 import { describe, expect, it } from "vitest";
-import { addNewerNotes, PUBLIC_NOTES_PATH, readNotes } from "./release-notes";
+import { addNewerNotes, PUBLIC_NOTES_PATH, readNotes, renderNotes } from "./release-notes";
 
 const NOTE = {
   version: "1.4.0",
@@ -39,13 +39,31 @@ describe("the release-notes island", () => {
     expect(first?.dataset.version).toBe("1.5.0-beta.1");
     expect(first?.querySelector("h2")?.textContent).toBe("1.5.0-beta.1 (beta)");
     expect(first?.textContent).toContain("November 27, 2026 · macOS");
-    // Notes are text: nothing in them becomes an element.
+    // A little Markdown is rendered; raw HTML stays text: nothing in it becomes an element.
+    expect(first?.querySelector("h3")?.textContent).toBe("Fixed");
+    expect(first?.querySelector("ul li")?.textContent).toBe("Worktrees are cleaned up.");
     expect(first?.querySelector("script, img")).toBeNull();
     expect(first?.textContent).toContain("<script>alert(1)</script>");
     // Again: nothing more to add.
     root.dataset.versions = "1.5.0-beta.1 1.4.0";
     root.dataset.newest = newer.published_at;
     expect(addNewerNotes(root, readNotes({ success: true, data: [newer, NOTE] }))).toBe(0);
+  });
+
+  it("renders code, bold, links to http(s) or site paths only, and ordered lists", () => {
+    const root = document.createElement("div");
+    root.append(
+      renderNotes(
+        "Use **care** and `flotilla run`.\nSee [docs](/docs) or [evil](javascript:alert(1)).\n\n1. one\n2. two\n\n```bash\n<b>x</b>\n```",
+      ),
+    );
+    expect(root.querySelector("strong")?.textContent).toBe("care");
+    expect(root.querySelector("p code")?.textContent).toBe("flotilla run");
+    expect([...root.querySelectorAll("a")].map((a) => a.getAttribute("href"))).toEqual(["/docs"]);
+    expect(root.textContent).toContain("[evil](javascript:alert(1))");
+    expect([...root.querySelectorAll("ol li")].map((li) => li.textContent)).toEqual(["one", "two"]);
+    expect(root.querySelector("pre code")?.textContent).toBe("<b>x</b>");
+    expect(root.querySelector("b")).toBeNull();
   });
 
   it("replaces the empty page's sentence, and ignores a forged answer", () => {

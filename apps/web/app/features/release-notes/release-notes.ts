@@ -60,11 +60,94 @@ export function addNewerNotes(root: HTMLElement, notes: readonly PublishedNote[]
     meta.className = "mt-1 text-sm text-fg-muted";
     meta.textContent = [formatNoteDate(note.published_at), platformList(note.platforms)].filter(Boolean).join(" · ");
     const body = document.createElement("div");
-    body.className = "prose mt-4 whitespace-pre-wrap";
-    body.textContent = note.notes;
+    body.className = "prose mt-4";
+    body.append(renderNotes(note.notes));
     section.append(heading, meta, body);
     root.prepend(section);
   }
   if (newer.length > 0) root.querySelector("[data-release-notes-empty]")?.remove();
   return newer.length;
+}
+
+/** `**bold**`, `` `code` `` and [links](https://…) inside a line, as nodes (text stays text: nothing is parsed as HTML). */
+function inline(text: string): Node[] {
+  const nodes: Node[] = [];
+  const pattern = /\*\*([^*]+)\*\*|`([^`]+)`|\[([^\]]+)\]\(((?:https?:\/\/|\/)[^\s)]+)\)/g;
+  let last = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    if (match.index > last) nodes.push(document.createTextNode(text.slice(last, match.index)));
+    const [, bold, code, label, href] = match;
+    const element = document.createElement(bold ? "strong" : code ? "code" : "a");
+    element.textContent = bold ?? code ?? label ?? "";
+    if (href) element.setAttribute("href", href);
+    nodes.push(element);
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
+  return nodes;
+}
+
+/**
+ * The notes of a release published since the build, rendered in the browser from a small subset of Markdown
+ * (headings, lists, fenced code, paragraphs, bold, code, links): the next build renders them in full.
+ */
+export function renderNotes(markdown: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  let list: HTMLElement | null = null;
+  let paragraph: HTMLElement | null = null;
+  let code: string[] | null = null;
+  const close = () => {
+    list = null;
+    paragraph = null;
+  };
+  for (const line of markdown.replace(/\r\n?/g, "\n").split("\n")) {
+    if (code) {
+      if (line.trimStart().startsWith("```")) {
+        const pre = document.createElement("pre");
+        const element = document.createElement("code");
+        element.textContent = code.join("\n");
+        pre.append(element);
+        fragment.append(pre);
+        code = null;
+      } else code.push(line);
+      continue;
+    }
+    if (line.trimStart().startsWith("```")) {
+      close();
+      code = [];
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const item = /^\s*(?:[-*+]|(\d+)[.)])\s+(.*)$/.exec(line);
+    if (heading) {
+      close();
+      const element = document.createElement(heading[1]!.length <= 2 ? "h3" : "h4");
+      element.append(...inline(heading[2]!));
+      fragment.append(element);
+    } else if (item) {
+      paragraph = null;
+      const kind = item[1] ? "OL" : "UL";
+      if (list?.tagName !== kind) {
+        list = document.createElement(kind.toLowerCase());
+        fragment.append(list);
+      }
+      const element = document.createElement("li");
+      element.append(...inline(item[2]!));
+      list.append(element);
+    } else if (line.trim() === "") close();
+    else {
+      list = null;
+      if (!paragraph) {
+        paragraph = document.createElement("p");
+        fragment.append(paragraph);
+      } else paragraph.append(document.createTextNode(" "));
+      paragraph.append(...inline(line.trim()));
+    }
+  }
+  if (code) {
+    const pre = document.createElement("pre");
+    pre.textContent = code.join("\n");
+    fragment.append(pre);
+  }
+  return fragment;
 }
