@@ -93,9 +93,10 @@ function inline(text: string): Node[] {
  */
 export function renderNotes(markdown: string): DocumentFragment {
   const fragment = document.createDocumentFragment();
-  let list: HTMLElement | null = null;
-  let paragraph: HTMLElement | null = null;
-  let code: string[] | null = null;
+  // Widened on purpose: `close` resets them, which TypeScript's narrowing does not see.
+  let list = null as HTMLElement | null;
+  let paragraph = null as HTMLElement | null;
+  let code = null as string[] | null;
   const close = () => {
     list = null;
     paragraph = null;
