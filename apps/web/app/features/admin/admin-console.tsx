@@ -30,6 +30,7 @@ export function AdminConsole({ admin }: { admin: { email: string; source: "confi
   const strip = useRef<HTMLElement>(null);
   // On a narrow screen the strip scrolls sideways: the open section's tab is brought into view (centred), so the
   // console never opens on a section whose tab is off-screen. Only the strip scrolls, never the page.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the tab to show is read from the DOM; it changes with the section.
   useLayoutEffect(() => {
     const nav = strip.current;
     const tab = nav?.querySelector<HTMLElement>('[aria-current="page"]');
