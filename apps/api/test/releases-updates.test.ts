@@ -172,6 +172,11 @@ describe("download links", () => {
   it("streams the file, resumes with Range, and counts a download once", async () => {
     const before = await count(stable.releaseId);
     const path = await freshLink();
+    // A download manager's HEAD learns the size and does not count.
+    const head = await app.inject({ method: "HEAD", url: path });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers["content-length"]).toBe("4096");
+    expect(await count(stable.releaseId)).toBe(before);
     const whole = await app.inject({ url: path });
     expect(whole.statusCode).toBe(200);
     expect(whole.headers["content-type"]).toBe("application/octet-stream");

@@ -861,7 +861,9 @@ export function registerReleaseRoutes(
     },
     async (request, reply) => {
       const range = parseRange(request.headers.range);
-      const { artifact } = await releases.redeem(request.params.token, !range || range.start === 0);
+      // A HEAD (a download manager probing the size) is not a download.
+      const starts = request.method === "GET" && (!range || range.start === 0);
+      const { artifact } = await releases.redeem(request.params.token, starts);
       const storage = releases.storage;
       if (storage instanceof S3Storage) {
         const url = await storage.downloadUrl(artifact.storageKey, artifact.filename, 300);
