@@ -29,6 +29,8 @@ import { mountDevelopmentIssuer } from "./modules/auth/dev-issuer";
 import { createRelyingParty, type RelyingPartyOptions } from "./modules/auth/identity-provider";
 import { registerAuthRoutes } from "./modules/auth/routes";
 import { AuthService } from "./modules/auth/service";
+import { registerBetaRoutes } from "./modules/beta/routes";
+import { BetaAdmin } from "./modules/beta/service";
 import { CustomerLicenses } from "./modules/licenses/customer-licenses";
 import { ExecutionWatches } from "./modules/licenses/execution-watches";
 import { ExecutionsService } from "./modules/licenses/executions-service";
@@ -391,6 +393,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     roles: adminRoles,
     config,
   });
+  registerBetaRoutes(app, { auth, roles: adminRoles, beta: new BetaAdmin(database.db), config });
   if (allows(config, "devMailPage")) registerDevMailPage(app, database.db);
   const mail = createMailSender({
     smtpUrl: config.smtpUrl,

@@ -190,6 +190,13 @@ const MATRIX: Record<string, Entry> = {
       "DELETE /api/admin/operator-tokens/{tokenId}",
       "GET /api/admin/downloads/platforms",
       "PUT /api/admin/downloads/platforms/{platform}",
+      "GET /api/admin/beta/waves",
+      "POST /api/admin/beta/waves",
+      "GET /api/admin/beta/candidates",
+      "GET /api/admin/beta/waves/{waveId}/invitations",
+      "POST /api/admin/beta/waves/{waveId}/admit",
+      "POST /api/admin/beta/invitations/{invitationId}/resend",
+      "POST /api/admin/beta/invitations/{invitationId}/withdraw",
     ].map((key) => [
       key,
       {
@@ -212,9 +219,15 @@ const MATRIX: Record<string, Entry> = {
                         ? { name: "attacker" }
                         : key.startsWith("PUT /api/admin/downloads/")
                           ? { open: true }
-                          : key.startsWith("POST /api/admin/") && key.includes("{")
-                            ? {}
-                            : undefined,
+                          : key === "POST /api/admin/beta/waves"
+                            ? { name: "attacker wave", date: "2026-12-01" }
+                            : key.endsWith("/admit")
+                              ? { signup_ids: ["00000000-0000-4000-8000-000000000005"] }
+                              : key.endsWith("/withdraw")
+                                ? { reason: "attacker" }
+                                : key.startsWith("POST /api/admin/") && key.includes("{")
+                                  ? {}
+                                  : undefined,
       },
     ]),
   ),
@@ -254,6 +267,8 @@ const PATH_VALUES: Record<string, () => { value: string; owner: "A" | "B" }[]> =
   currentVersion: () => [{ value: "1.0.0", owner: "A" }],
   token: () => [{ value: "eyJhIjoiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDA2In0.AAAA", owner: "A" }],
   deliveryId: () => [{ value: "00000000-0000-4000-8000-000000000002", owner: "A" }],
+  waveId: () => [{ value: "00000000-0000-4000-8000-000000000003", owner: "A" }],
+  invitationId: () => [{ value: "00000000-0000-4000-8000-000000000004", owner: "A" }],
 };
 
 /** Every combination of path values that touches at least one of A's resources. */

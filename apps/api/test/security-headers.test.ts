@@ -165,6 +165,8 @@ async function tour(app: FastifyInstance): Promise<{ key: string; response: Ligh
     deliveryId: someId,
     executionId: someId,
     releaseId: someId,
+    waveId: someId,
+    invitationId: someId,
     uploadId: someId,
     tokenId: someId,
     artifactId: someId,

@@ -379,6 +379,7 @@ export const PersonErasureSchema = z.object({
     erased: z.object({
       signups: z.number().int(),
       newsletter_subscriptions: z.number().int(),
+      beta_invitations: z.number().int(),
       customers: z.number().int(),
       licenses: z.number().int(),
       machines: z.number().int(),

@@ -59,6 +59,17 @@ export const EVENT_TYPES = {
     webhook: false,
     description: "An admin erased a person (a privacy request); the record names nobody.",
   },
+  "beta.wave_created": { webhook: false, description: "An admin opened a wave of beta testers." },
+  "beta.invited": {
+    webhook: false,
+    description: "An early-access signup was admitted to the beta: the invitation mail went out.",
+  },
+  "beta.invitation_resent": { webhook: false, description: "An admin sent a beta invitation again." },
+  "beta.invitation_withdrawn": { webhook: false, description: "An admin withdrew a beta invitation." },
+  "beta.invitation_accepted": {
+    webhook: false,
+    description: "Someone signed in with the address of a beta invitation, which accepted it.",
+  },
   "admin.granted": { webhook: false, description: "An address was given the admin role." },
   "admin.revoked": { webhook: false, description: "An address lost the admin role." },
   "webhook.endpoint_created": { webhook: false, description: "A webhook endpoint was registered." },

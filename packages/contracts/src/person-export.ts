@@ -19,6 +19,7 @@ export function personExportFileName(generatedAt: string): string {
 export const PERSON_EXPORT_CATEGORY_KEYS = [
   "signups",
   "newsletter",
+  "beta_invitations",
   "account",
   "licenses",
   "devices",
@@ -61,6 +62,15 @@ export const PERSON_EXPORT_CATEGORIES: Readonly<Record<PersonExportCategoryKey, 
       "The Stay Updated box on our blog, or the newsletter choice in the early-access form; confirmed through the link we mailed.",
     how_long_we_keep_it: KEPT_FOR.newsletter,
     data: ["data.newsletter_subscriptions"],
+  },
+  beta_invitations: {
+    category: "Beta invitation",
+    what_we_hold:
+      "The invitation to the beta: the email address it was sent to, the wave and its date, when it was sent (and how many times), and when it was accepted or withdrawn.",
+    where_it_came_from:
+      "Our staff, who admitted your early-access signup to the beta; accepted when you signed in with this address.",
+    how_long_we_keep_it: KEPT_FOR.betaInvitations,
+    data: ["data.beta_invitations"],
   },
   account: {
     category: "Account",
@@ -176,6 +186,8 @@ export const PersonExportSchema = z.object({
   data: z.object({
     signups: z.array(row),
     newsletter_subscriptions: z.array(row),
+    /** Added with issue 36 (an addition: documents written before it parse, with none). */
+    beta_invitations: z.array(row).default([]),
     customers: z.array(
       row.and(
         z.object({
@@ -201,6 +213,7 @@ export function personExportRecordCounts(data: PersonExportData): Record<PersonE
   return {
     signups: data.signups.length,
     newsletter: data.newsletter_subscriptions.length,
+    beta_invitations: data.beta_invitations.length,
     account: data.customers.length,
     licenses: licenses.length,
     devices: sum("machines", "removed_machines", "refused_machines", "revoked_license_files"),

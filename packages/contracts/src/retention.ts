@@ -67,6 +67,7 @@ export const KEPT_FOR = {
   signups: "Until the early-access programme ends, or until you ask us to delete them",
   newsletter:
     "Until you ask us to delete it; after an unsubscribe we keep a minimal record so we don't email you again",
+  betaInvitations: "Until the beta programme ends, or until you ask us to delete it",
   account: "While your account exists, or until you ask us to delete it",
   licenses: "While your account exists, or until you ask us to delete them",
   sessions: `Until they end, then ${days(RETENTION_DAYS.endedSessions)}`,
@@ -87,6 +88,7 @@ export const KEPT_FOR = {
 export const RETENTION_POLICY_ROWS: readonly (readonly [data: string, keptFor: string])[] = [
   ["Early-access signup answers", KEPT_FOR.signups],
   ["Newsletter subscription", KEPT_FOR.newsletter],
+  ["Beta invitation", KEPT_FOR.betaInvitations],
   ["Account data", KEPT_FOR.account],
   ["Licenses and device records", KEPT_FOR.licenses],
   ["Sign-in sessions", KEPT_FOR.sessions],

@@ -680,3 +680,45 @@ export const downloadPlatforms = pgTable(
   },
   (table) => [check("download_platforms_platform_known", sql`${table.platform} IN ('macos', 'windows', 'linux')`)],
 );
+
+// ── Beta testers (issue 36, decision 0062, migration 0019) ────────────────────────────────────────────────
+
+/** A wave of beta testers: a name and the date it opens. */
+export const betaWaves = pgTable(
+  "beta_waves",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    name: text("name").notNull(),
+    startsOn: date("starts_on").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex("beta_waves_name_key").on(sql`lower(${table.name})`)],
+);
+
+/**
+ * One invitation per address, for ever (the unique index makes admitting idempotent, races included). Accepted when
+ * someone signs in with exactly this address (normalised); withdrawn by an operator. Personal data: the privacy
+ * export lists it and an erasure deletes it.
+ */
+export const betaInvitations = pgTable(
+  "beta_invitations",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    waveId: uuid("wave_id")
+      .notNull()
+      .references(() => betaWaves.id, { onDelete: "restrict" }),
+    signupId: uuid("signup_id").references(() => signups.id, { onDelete: "set null" }),
+    email: text("email").notNull(),
+    emailNormalized: text("email_normalized").notNull(),
+    invitedAt: timestamp("invited_at", { withTimezone: true }).notNull().defaultNow(),
+    lastSentAt: timestamp("last_sent_at", { withTimezone: true }).notNull().defaultNow(),
+    sends: integer("sends").notNull().default(1),
+    acceptedAt: timestamp("accepted_at", { withTimezone: true }),
+    customerId: uuid("customer_id").references(() => customers.id, { onDelete: "set null" }),
+    withdrawnAt: timestamp("withdrawn_at", { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex("beta_invitations_email_normalized_key").on(table.emailNormalized),
+    index("beta_invitations_wave_idx").on(table.waveId, table.invitedAt),
+  ],
+);

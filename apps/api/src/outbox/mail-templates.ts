@@ -100,6 +100,7 @@ function erasedParts(after: Fields): string[] {
   return [
     ...(count(after.signups) > 0 ? ["your early-access answers"] : []),
     ...(count(after.newsletter_subscriptions) > 0 ? ["your newsletter subscription"] : []),
+    ...(count(after.beta_invitations) > 0 ? ["your beta invitation"] : []),
     ...(accounts > 0 ? [accounts === 1 ? "your account" : `your ${accounts} accounts`] : []),
     ...(licenses > 0
       ? [
@@ -116,7 +117,31 @@ function erasedParts(after: Fields): string[] {
 const NODE_PLATFORM =
   /^(aix|android|darwin|freebsd|linux|openbsd|sunos|win32)-(arm|arm64|ia32|loong64|mips|mipsel|ppc|ppc64|riscv64|s390|s390x|x64)$/;
 
+/**
+ * The beta invitation (issue 36, decision 0062): a sign-in link on the public origin, and the invitation's id as a
+ * reference. Nothing in it is a secret: signing in with this address is what accepts, whoever clicks the link. The
+ * wave's name and date are the operator's; nothing the signup typed is repeated.
+ */
+export function betaInvitationLink(context: MailContext, invitationId: string): string {
+  return `${context.publicOrigin}/login?redirect=${encodeURIComponent("/dashboard")}&invite=${encodeURIComponent(invitationId)}`;
+}
+
+const betaInvitation: Template = (data, context) => {
+  const after = (data.after ?? {}) as Fields;
+  const wave = str(after.wave_name);
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(str(after.wave_date)) ? str(after.wave_date) : "";
+  return compose(`You're invited to the ${BRAND.name} beta`, [
+    "Hello,",
+    `You joined the ${BRAND.name} early-access list, and your place in the beta is ready${wave ? ` (wave "${wave}"${date ? `, from ${date}` : ""})` : ""}.`,
+    "Sign in with this email address to accept it; your dashboard then lets you create your license:",
+    betaInvitationLink(context, data.target.id),
+    `Invitation reference: ${data.target.id}. You do not need it to sign in; quote it if you write to us at ${BRAND.supportEmail}. If you did not sign up, ignore this mail.`,
+  ]);
+};
+
 export const MAIL_TEMPLATES: Partial<Record<EventType, Template>> = {
+  "beta.invited": betaInvitation,
+  "beta.invitation_resent": betaInvitation,
   "signup.created": (data, context) => {
     const after = (data.after ?? {}) as Fields;
     // No name: the signup is anonymous, and its name field would be words of the sender's choosing.

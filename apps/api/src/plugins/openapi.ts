@@ -113,6 +113,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /api/downloads/{token}": "downloadArtifact",
   "GET /api/releases/notes": "listReleaseNotes",
   "GET /api/downloads/platforms": "listOpenPlatforms",
+  "GET /api/admin/beta/waves": "adminListBetaWaves",
+  "POST /api/admin/beta/waves": "adminCreateBetaWave",
+  "GET /api/admin/beta/candidates": "adminListBetaCandidates",
+  "GET /api/admin/beta/waves/{waveId}/invitations": "adminListBetaInvitations",
+  "POST /api/admin/beta/waves/{waveId}/admit": "adminAdmitBetaTesters",
+  "POST /api/admin/beta/invitations/{invitationId}/resend": "adminResendBetaInvitation",
+  "POST /api/admin/beta/invitations/{invitationId}/withdraw": "adminWithdrawBetaInvitation",
 };
 
 /** Fastify's `/a/:b` as OpenAPI's `/a/{b}`. */

@@ -1620,6 +1620,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/beta/waves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Beta waves, newest first, each with its funnel
+         * @description For each wave: how many people (withdrawn invitations excluded) were admitted, signed in, created a license, activated a first device and ran a first execution, with the first and latest date of each step. Read from the licensing tables, never counted twice.
+         */
+        get: operations["adminListBetaWaves"];
+        put?: never;
+        /** Open a wave of beta testers: a name and the day it opens */
+        post: operations["adminCreateBetaWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/beta/candidates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Early-access signups to admit, by platform, interest, role, experience and signup date
+         * @description Newest first, at most `limit`; `uninvited=true` (the default) leaves out signups whose address already holds an invitation.
+         */
+        get: operations["adminListBetaCandidates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/beta/waves/{waveId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A wave's invitations, oldest first */
+        get: operations["adminListBetaInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/beta/waves/{waveId}/admit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Admit signups into a wave: each address gets one invitation mail, ever
+         * @description Idempotent: a signup whose address already holds an invitation (in this wave or another, withdrawn or not) is counted in `already_invited` and gets no mail; two admins admitting the same signup at once send one. Each invitation is recorded (`beta.invited`) and its mail sent through the outbox.
+         */
+        post: operations["adminAdmitBetaTesters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/beta/invitations/{invitationId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an open invitation's mail again */
+        post: operations["adminResendBetaInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/beta/invitations/{invitationId}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an invitation: its address is no longer a beta tester
+         * @description Withdrawing twice changes nothing. A withdrawn invitation is not sent again, and admitting its signup again does not create another.
+         */
+        post: operations["adminWithdrawBetaInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7756,6 +7871,10 @@ export interface operations {
                             newsletter_subscriptions: {
                                 [key: string]: unknown;
                             }[];
+                            /** @default [] */
+                            beta_invitations: {
+                                [key: string]: unknown;
+                            }[];
                             customers: ({
                                 [key: string]: unknown;
                             } & {
@@ -7902,6 +8021,7 @@ export interface operations {
                             erased: {
                                 signups: number;
                                 newsletter_subscriptions: number;
+                                beta_invitations: number;
                                 customers: number;
                                 licenses: number;
                                 machines: number;
@@ -8032,7 +8152,7 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
-                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.refused" | "execution.ended" | "person.exported" | "person.erased" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "release.created" | "release.artifact_uploaded" | "release.published" | "release.yanked" | "release.promoted" | "downloads.platform_opened" | "downloads.platform_closed" | "operator_token.created" | "operator_token.revoked" | "webhook.endpoint_disabled";
+                type?: "signup.created" | "newsletter.subscription_requested" | "newsletter.subscribed" | "newsletter.unsubscribed" | "customer.created" | "customer.sessions_revoked" | "license.created" | "license.status_changed" | "license.extended" | "license.updated" | "license.key_rotated" | "license.machine_limit_reached" | "machine.bound" | "machine.removed" | "machine.revoked" | "machine.revived" | "machine.license_file_issued" | "license.offline_files_changed" | "machine.restored" | "machine.deactivated" | "machine.culled" | "execution.refused" | "execution.ended" | "person.exported" | "person.erased" | "beta.wave_created" | "beta.invited" | "beta.invitation_resent" | "beta.invitation_withdrawn" | "beta.invitation_accepted" | "admin.granted" | "admin.revoked" | "webhook.endpoint_created" | "webhook.endpoint_updated" | "webhook.endpoint_deleted" | "webhook.secret_rotated" | "release.created" | "release.artifact_uploaded" | "release.published" | "release.yanked" | "release.promoted" | "downloads.platform_opened" | "downloads.platform_closed" | "operator_token.created" | "operator_token.revoked" | "webhook.endpoint_disabled";
                 actor?: string;
                 target_type?: string;
                 target_id?: string;
@@ -12701,6 +12821,955 @@ export interface operations {
              * @description - 500 INTERNAL_ERROR: the service failed; try again.
              *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
              *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListBetaWaves: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            date: string;
+                            created_at: string;
+                            withdrawn: number;
+                            funnel: {
+                                admitted: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                signed_in: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                license_created: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                first_activation: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                first_execution: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminCreateBetaWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** Format: date */
+                    date: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            name: string;
+                            date: string;
+                            created_at: string;
+                            withdrawn: number;
+                            funnel: {
+                                admitted: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                signed_in: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                license_created: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                first_activation: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                                first_execution: {
+                                    count: number;
+                                    first_at: string | null;
+                                    last_at: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the name is missing or too long, or the date is not YYYY-MM-DD; MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description WAVE_NAME_TAKEN: a wave already has this name (any case). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListBetaCandidates: {
+        parameters: {
+            query?: {
+                platform?: string;
+                interest?: string;
+                role?: string;
+                experience?: string;
+                from?: string;
+                to?: string;
+                uninvited?: "true" | "false";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            signup_id: string;
+                            email: string;
+                            name: string;
+                            role: string;
+                            platform: string;
+                            interests: string;
+                            created_at: string;
+                            invitation: {
+                                id: string;
+                                wave_id: string;
+                                /** @enum {string} */
+                                status: "invited" | "accepted" | "withdrawn";
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a filter is too long or a date is not ISO 8601. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListBetaInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            wave_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            status: "invited" | "accepted" | "withdrawn";
+                            invited_at: string;
+                            last_sent_at: string;
+                            sends: number;
+                            accepted_at: string | null;
+                            withdrawn_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the wave id is not a UUID. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no wave has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminAdmitBetaTesters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    signup_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            admitted: number;
+                            already_invited: number;
+                            not_found: number;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the wave id or a signup id is not a UUID, or none or more than 200 are given; MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no wave has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminResendBetaInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            wave_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            status: "invited" | "accepted" | "withdrawn";
+                            invited_at: string;
+                            last_sent_at: string;
+                            sends: number;
+                            accepted_at: string | null;
+                            withdrawn_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the invitation id is not a UUID; MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no invitation has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description INVITATION_WITHDRAWN: the invitation was withdrawn; INVITATION_ACCEPTED: the person already signed in. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
+             */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    adminWithdrawBetaInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            wave_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            status: "invited" | "accepted" | "withdrawn";
+                            invited_at: string;
+                            last_sent_at: string;
+                            sends: number;
+                            accepted_at: string | null;
+                            withdrawn_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the invitation id is not a UUID or the reason too long; MALFORMED_JSON: the body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token; INVALID_SESSION: the session is unknown, expired or ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                        /**
+                         * @description Why the session ended, when the server knows it: `signed_out` (revoked: signed out here or everywhere, or the token was rotated), `expired` (past its idle or absolute limit), `account_erased` (a privacy request erased the account; signing in again creates a new, empty one). Absent for a token the server never issued.
+                         * @enum {string}
+                         */
+                        reason?: "expired" | "signed_out" | "account_erased";
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the signed-in account is not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no invitation has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this address this minute (RATE_LIMIT_PER_MINUTE); retry after Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: string;
+                        code?: string;
+                    };
+                };
+            };
+            /**
+             * @description - 500 INTERNAL_ERROR: the service failed; try again.
+             *     - 503 UNAVAILABLE: the database did not answer in time; retry after Retry-After (seconds).
+             *     - 413 PAYLOAD_TOO_LARGE: the body is larger than the service accepts (BODY_LIMIT).
+             *     - 415 UNSUPPORTED_MEDIA_TYPE: a body that is not Content-Type: application/json, or a Content-Encoding the service does not decode (it decodes gzip, deflate and br, and zstd on Node.js 22.15 and later).
              */
             default: {
                 headers: {

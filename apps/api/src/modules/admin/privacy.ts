@@ -74,6 +74,8 @@ interface Person {
   email: string;
   signupIds: string[];
   subscriberIds: string[];
+  /** Their beta invitation (one per address, decision 0062). */
+  invitationIds: string[];
   customers: { id: string; subject: string; name: string }[];
   licenses: { id: string; key: string; customerId: string }[];
   /** Every key their licenses answer to: the current ones and rotated ones still in their grace. */
@@ -92,7 +94,8 @@ async function findPerson(db: Database, email: string): Promise<Person | null> {
     db,
     sql`select id, subject, name from customers where lower(email) = ${normalized} order by created_at`,
   );
-  if (signupRows.length + subscriberRows.length + customerRows.length === 0) return null;
+  const invitationRows = await rows(db, sql`select id from beta_invitations where email_normalized = ${normalized}`);
+  if (signupRows.length + subscriberRows.length + customerRows.length + invitationRows.length === 0) return null;
   const customers = customerRows.map((r) => ({ id: String(r.id), subject: String(r.subject), name: String(r.name) }));
   const licenseRows =
     customers.length === 0
@@ -117,6 +120,7 @@ async function findPerson(db: Database, email: string): Promise<Person | null> {
     email: normalized,
     signupIds: signupRows.map((r) => String(r.id)),
     subscriberIds: subscriberRows.map((r) => String(r.id)),
+    invitationIds: invitationRows.map((r) => String(r.id)),
     customers,
     licenses,
     keys: [...licenses.map((l) => l.key), ...aliasRows.map((r) => String(r.license_key))],
@@ -147,7 +151,13 @@ function ownActorOnly(row: Row, person: Person): Row {
 function auditWhere(person: Person): SQL {
   const customerIds = person.customers.map((c) => c.id);
   const licenseIds = person.licenses.map((l) => l.id);
-  const targets = [...person.signupIds, ...person.subscriberIds, ...customerIds, ...licenseIds];
+  const targets = [
+    ...person.signupIds,
+    ...person.subscriberIds,
+    ...person.invitationIds,
+    ...customerIds,
+    ...licenseIds,
+  ];
   const parts: SQL[] = [];
   if (customerIds.length > 0) parts.push(sql`customer_id = any(${uuids(customerIds)})`);
   if (licenseIds.length > 0) parts.push(sql`license_id = any(${uuids(licenseIds)})`);
@@ -256,6 +266,14 @@ export class PrivacyRequests {
       sql`select id, email, source, subscribed_at, confirmed_at, unsubscribed_at, confirmation_sent_at, created_at
         from newsletter_subscribers where email_normalized = ${normalized}`,
     );
+    const betaInvitations = (
+      await rows(
+        db,
+        sql`select i.id, i.email, w.name as wave, w.starts_on::text as wave_date, i.invited_at, i.last_sent_at, i.sends,
+          i.accepted_at, i.withdrawn_at from beta_invitations i join beta_waves w on w.id = i.wave_id
+          where i.email_normalized = ${normalized} order by i.invited_at`,
+      )
+    ).map(plain);
     const customers: PersonExportData["customers"] = [];
     for (const customer of person.customers) {
       const [account] = await rows(
@@ -337,6 +355,7 @@ export class PrivacyRequests {
     const data: PersonExportData = {
       signups: signups.map(plain),
       newsletter_subscriptions: subscriptions.map(plain),
+      beta_invitations: betaInvitations,
       customers,
       audit_events: auditEvents,
       messages,
@@ -360,6 +379,7 @@ export class PrivacyRequests {
       after: {
         signups: signups.length,
         newsletter_subscriptions: subscriptions.length,
+        beta_invitations: betaInvitations.length,
         customers: customers.length,
         licenses: person.licenses.length,
         audit_events: auditEvents.length,
@@ -451,6 +471,10 @@ export class PrivacyRequests {
         customerIds.length === 0
           ? 0
           : await affected(tx, sql`delete from customers where id = any(${uuids(customerIds)})`);
+      const betaInvitations = await affected(
+        tx,
+        sql`delete from beta_invitations where email_normalized = ${person.email}`,
+      );
       const signups = await affected(tx, sql`delete from signups where email_normalized = ${person.email}`);
       const subscriptions = await affected(
         tx,
@@ -465,6 +489,7 @@ export class PrivacyRequests {
       const erased = {
         signups,
         newsletter_subscriptions: subscriptions,
+        beta_invitations: betaInvitations,
         customers,
         licenses,
         machines,

@@ -10,6 +10,7 @@ import * as oidc from "openid-client";
 import type { Database } from "../../db/client";
 import { newOpaqueToken, sha256Hex } from "../../lib/tokens";
 import { HttpProblem } from "../../plugins/errors";
+import { acceptInvitation } from "../beta/testers";
 import { recordEvent } from "../events/record";
 import { type IdentityProvider, ProviderUnavailable, SignInRejected } from "./identity-provider";
 import * as q from "./queries";
@@ -162,6 +163,8 @@ export class AuthService {
           after: { email: row.email, name: row.name },
         });
       }
+      // A beta invitation for exactly this address is accepted by signing in with it (decision 0062).
+      await acceptInvitation(tx, row, now);
       return row;
     });
     const token = newOpaqueToken();

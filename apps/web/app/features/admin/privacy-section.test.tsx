@@ -25,6 +25,7 @@ const ERASURE = {
       messages: 3,
       dev_mail: 0,
       sign_in_records: 0,
+      beta_invitations: 0,
     },
     audit_events_kept: 7,
     audit_log_note: "kept",

@@ -156,6 +156,7 @@ function summary(answer: PersonErasure): string {
   const parts: [number, string, string][] = [
     [e.signups, "signup", "signups"],
     [e.newsletter_subscriptions, "subscription", "subscriptions"],
+    [e.beta_invitations, "beta invitation", "beta invitations"],
     [e.customers, "account", "accounts"],
     [e.licenses, "license", "licenses"],
     [e.machines, "device", "devices"],
