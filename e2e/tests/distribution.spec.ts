@@ -1,13 +1,13 @@
 /**
  * Distribution end to end (issue 36): the operator creates an operator token in the console and publishes a signed
- * release from the CLI (spawned), then opens Linux downloads in the console; a customer on Linux signs in, creates a
+ * beta release from the CLI (spawned), then opens Linux downloads in the console; a customer on Linux signs in, creates a
  * license and downloads the build from the portal; the desktop app on another machine (the CLI, on the SDK) finds,
  * downloads and verifies the update, refuses a tampered artifact, and gets nothing once the release is yanked — the
  * link it held stops working.
  *
  * Platform: Linux, not macOS: the journeys run in parallel, and home.spec.ts expects the macOS card's "Join Beta"
- * (the spec's text while macOS is closed); Linux has no home card. Channel: stable: beta admission (branch h-beta36)
- * has not landed on main, so the customer cannot be admitted to beta.
+ * (the spec's text while macOS is closed); Linux has no home card. Channel: beta. The customer signs up for early
+ * access and the admin admits them in a wave (decision 0062's API); signing in with that address accepts it.
  * Key: the server's development release key in its DATA_DIR (loopback, decision 0060), which the server trusts; the
  * CLI's `release keygen` with RELEASE_PUBLIC_KEYS is covered by apps/api/test/release-cli.test.ts.
  */
@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { AI_EXPERIENCE_VALUES, PLATFORM_VALUES } from "../../packages/contracts/src/signup-options";
 import { expect, type Page, test, waitingForPageReady } from "./fixtures";
 import { createFreeLicense, signInOverHttp, signInToDashboard } from "./portal";
 
@@ -52,9 +53,10 @@ async function consolePage(page: Page, baseURL: string) {
   await page.addInitScript((value) => localStorage.setItem("auth_token", value), token);
   await page.goto(`${baseURL}/admin?tab=releases`);
   await expect(page.getByRole("heading", { name: "Releases", level: 2 })).toBeVisible();
+  return token;
 }
 
-test("an operator publishes a signed build, opens Linux, and a customer downloads it; the app verifies, refuses tampering and a yanked release", async ({
+test("an operator publishes a signed beta build, opens Linux, and an admitted tester downloads it; the app verifies, refuses tampering and a yanked release", async ({
   browser,
   baseURL,
 }) => {
@@ -66,7 +68,7 @@ test("an operator publishes a signed build, opens Linux, and a customer download
   expect(existsSync(signingKey), "the server made its development release key at start").toBe(true);
   const work = mkdtempSync(join(tmpdir(), "flotilla-e2e-dist-"));
   const stamp = Date.now();
-  const version = `3.${Math.floor(stamp / 1000) % 1_000_000}.${stamp % 1000}`;
+  const version = `3.${Math.floor(stamp / 1000) % 1_000_000}.${stamp % 1000}-beta.1`;
   const bytes = randomBytes(256 * 1024);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const artifact = join(work, `Flotilla-${version}.dmg`);
@@ -75,7 +77,7 @@ test("an operator publishes a signed build, opens Linux, and a customer download
 
   // 1. The operator: a token from the console (shown once), then `release publish` from the CLI.
   const admin = waitingForPageReady(await (await browser.newContext()).newPage());
-  await consolePage(admin, baseURL!);
+  const adminToken = await consolePage(admin, baseURL!);
   await admin.getByLabel("Token name").fill(`E2E ${stamp}`);
   await admin.getByRole("button", { name: "Create token" }).click();
   const operatorToken = ((await admin.locator("[data-created-token] code").textContent()) ?? "").trim();
@@ -89,7 +91,7 @@ test("an operator publishes a signed build, opens Linux, and a customer download
       "--version",
       version,
       "--channel",
-      "stable",
+      "beta",
       "--notes",
       join(work, "notes.md"),
       "--artifact",
@@ -110,13 +112,47 @@ test("an operator publishes a signed build, opens Linux, and a customer download
   if ((await linuxSwitch.getAttribute("aria-checked")) !== "true") await linuxSwitch.click();
   await expect(linuxSwitch).toHaveAttribute("aria-checked", "true");
 
+  // The customer asked for early access; the admin admits them in a wave (signing in with that address accepts it).
+  const customerEmail = `dist-${stamp}@example.com`;
+  const signedUp = await admin.request.post(`${baseURL}/api/signup`, {
+    data: {
+      email: customerEmail,
+      name: "Dana Download",
+      company: "",
+      role: "Tech Lead",
+      ai_experience: AI_EXPERIENCE_VALUES[0],
+      platform: PLATFORM_VALUES[0],
+      interests: "AI Agent Coordination",
+      newsletter: false,
+    },
+  });
+  expect(signedUp.status(), await signedUp.text()).toBe(200);
+  const asAdmin = { authorization: `Bearer ${adminToken}` };
+  const wave = await admin.request.post(`${baseURL}/api/admin/beta/waves`, {
+    headers: asAdmin,
+    data: { name: `Distribution ${stamp}`, date: new Date().toISOString().slice(0, 10) },
+  });
+  expect(wave.status(), await wave.text()).toBe(200);
+  const candidates = await admin.request.get(`${baseURL}/api/admin/beta/candidates?uninvited=true&limit=200`, {
+    headers: asAdmin,
+  });
+  const candidate = ((await candidates.json()).data as { signup_id: string; email: string }[]).find(
+    (entry) => entry.email.toLowerCase() === customerEmail,
+  );
+  expect(candidate, "the signup is a candidate").toBeTruthy();
+  const admitted = await admin.request.post(`${baseURL}/api/admin/beta/waves/${(await wave.json()).data.id}/admit`, {
+    headers: asAdmin,
+    data: { signup_ids: [candidate!.signup_id] },
+  });
+  expect(admitted.status(), await admitted.text()).toBe(200);
+
   // 3. A customer on Linux: the card says which version, and Download gets the very bytes published.
   const customerContext = await browser.newContext({ userAgent: LINUX_UA, acceptDownloads: true });
   const customer = waitingForPageReady(await customerContext.newPage());
-  await signInToDashboard(customer, `dist-${stamp}@example.com`, "Dana Download");
+  await signInToDashboard(customer, customerEmail, "Dana Download");
   const { licenseKey } = await createFreeLicense(customer);
   await expect(
-    customer.getByText(new RegExp(`Download gets Flotilla ${version.replaceAll(".", "\\.")} for Linux`)),
+    customer.getByText(new RegExp(`Download gets Flotilla ${version.replaceAll(".", "\\.")} for Linux \\(beta\\)`)),
   ).toBeVisible();
   const [download] = await Promise.all([
     customer.waitForEvent("download"),
@@ -135,7 +171,10 @@ test("an operator publishes a signed build, opens Linux, and a customer download
   const app = (args: string[]) =>
     cli([...args, "--server", baseURL!, "--state", state, "--machine-id", `other-pc-${stamp}`]);
   expect((await app(["activate", licenseKey])).code).toBe(0);
-  const target = ["--current", "1.0.0", "--platform", "linux", "--arch", "x86_64"];
+  const target = ["--current", "1.0.0", "--platform", "linux", "--arch", "x86_64", "--channel", "beta"];
+  // Stable finds nothing (the build is on beta); beta, asked for by an admitted tester, finds it.
+  const onStable = await app(["update", "check", "--current", "1.0.0", "--platform", "linux", "--arch", "x86_64"]);
+  expect(onStable.out).toContain("No update");
   const found = await app(["update", "check", ...target]);
   expect(found.out).toContain(`Update available: ${version}`);
   const first = join(work, "first");
