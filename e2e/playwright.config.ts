@@ -11,6 +11,9 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const SIGNING_KEY = readFileSync(join(ROOT, "data/license-signing-key.pem"), "utf8");
 /** A fresh embedded database for every run. */
 const DATA_DIR = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), "flotilla-e2e-shared-"));
+// The workers inherit it: a journey that reads what the server keeps there (distribution.spec.ts: the development
+// release key, the stored artifacts) finds the same folder.
+process.env.E2E_DATA_DIR = DATA_DIR;
 
 export default defineConfig({
   testDir: "./tests",

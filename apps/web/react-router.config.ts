@@ -12,6 +12,7 @@ export default {
     return [
       ...STATIC_PUBLIC_PATHS,
       "/docs",
+      "/docs/release-notes",
       ...DOCS_PAGES.map((page) => `/docs/${page.slug}`),
       ...BLOG_SLUGS.map((slug) => `/blog/${slug}`),
       "/404",

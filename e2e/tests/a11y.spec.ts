@@ -23,7 +23,7 @@ const FAILED_SIGN_IN = "/auth/callback?error=access_denied";
 /** Routes grouped so that each group is one test per theme (a page load and one axe run per route). */
 const ROUTE_GROUPS: Record<string, readonly string[]> = {
   "site pages": STATIC_PUBLIC_PATHS,
-  "docs pages": ["/docs", ...DOCS_PAGES.map((page) => `/docs/${page.slug}`)],
+  "docs pages": ["/docs", ...DOCS_PAGES.map((page) => `/docs/${page.slug}`), "/docs/release-notes"],
   "blog posts": BLOG_SLUGS.map((slug) => `/blog/${slug}`),
   "client-only and error pages": [
     "/login",

@@ -10,6 +10,7 @@ export const PUBLIC_PAGES: readonly { path: string; heading: RegExp }[] = [
   { path: "/blog", heading: /Notes from the command centre/i },
   { path: "/docs", heading: /Getting Started/i },
   { path: "/docs/getting-started", heading: /Getting Started/i },
+  { path: "/docs/release-notes", heading: /Release Notes/i },
   { path: "/docs/agents", heading: /Agents/i },
   { path: "/docs/projects", heading: /Projects/i },
   { path: "/docs/tasks", heading: /Tasks/i },

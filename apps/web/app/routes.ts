@@ -21,6 +21,8 @@ export default [
     route("privacy", "routes/privacy.tsx"),
     route("docs", "routes/docs-layout.tsx", {}, [
       index("routes/docs-page.tsx", { id: "docs-index" }),
+      // Before the catch-all: /docs/release-notes is its own page (decision 0063), not a docs Markdown file.
+      route("release-notes", "routes/release-notes.tsx"),
       route("*", "routes/docs-page.tsx", { id: "docs-page" }),
     ]),
     route("blog", "routes/blog-index.tsx"),

@@ -5,6 +5,7 @@ import { Outlet, useLocation } from "react-router";
 import { DocsSearchButton, useDocsSearchShortcut } from "../features/docs/docs-search";
 import { DocsSearchDialog } from "../features/docs/docs-search-dialog";
 import { DocsSidebar } from "../features/docs/docs-sidebar";
+import { RELEASE_NOTES_PATH } from "../features/release-notes/release-notes";
 import { STATIC_PAGE } from "../lib/route-handle";
 
 /** Prerendered without React Router's runtime; its interactive parts are islands (app/islands). */
@@ -12,7 +13,11 @@ export const handle = STATIC_PAGE;
 
 export default function DocsLayout() {
   const { pathname } = useLocation();
-  const currentSlug = resolveDocSlug(pathname.replace(/^\/docs\/?/, ""));
+  // The release notes page (decision 0063) lives under /docs but is none of the ten pages: nothing is current.
+  const currentSlug =
+    pathname.replace(/\/+$/, "") === RELEASE_NOTES_PATH
+      ? "release-notes"
+      : resolveDocSlug(pathname.replace(/^\/docs\/?/, ""));
   const currentTitle = DOCS_PAGES.find((page) => page.slug === currentSlug)?.title;
   const [searchOpen, setSearchOpen] = useState(false);
   const openSearch = useCallback(() => setSearchOpen(true), []);

@@ -6,6 +6,7 @@ import { AdminsSection } from "./admins-section";
 import { AuditSection } from "./audit-section";
 import { CustomersSection } from "./customers-section";
 import { PrivacySection } from "./privacy-section";
+import { ReleasesSection } from "./releases-section";
 import { SignupsSection } from "./signups-section";
 import { SubscribersSection } from "./subscribers-section";
 import { WebhooksSection } from "./webhooks-section";
@@ -17,6 +18,7 @@ export const SECTIONS = [
   { id: "audit", label: "Audit log", Component: AuditSection },
   { id: "privacy", label: "Privacy requests", Component: PrivacySection },
   { id: "webhooks", label: "Webhooks", Component: WebhooksSection },
+  { id: "releases", label: "Releases", Component: ReleasesSection },
   { id: "admins", label: "Admins", Component: AdminsSection },
 ] as const;
 

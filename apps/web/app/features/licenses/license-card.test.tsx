@@ -40,6 +40,9 @@ function renderCard(license: License, onChanged?: () => void) {
   return screen.getByRole("article");
 }
 
+/** The card also asks which builds it may download (issue 36): none while every platform is closed. */
+const NO_DOWNLOADS = { success: true, data: { license_key: null, platforms: [] } };
+
 type Handler = (init: RequestInit | undefined) => Response | Promise<Response>;
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
@@ -52,6 +55,7 @@ function route(handlers: Record<string, Handler>) {
     if (String(input).startsWith("/api/license/machines/")) {
       return json(200, { success: true, data: { current_count: 0, max_machines: 3, machines: [] } });
     }
+    if (String(input) === "/api/customer/downloads") return json(200, NO_DOWNLOADS);
     throw new Error(`unexpected request ${init?.method ?? "GET"} ${String(input)}`);
   });
 }
@@ -98,7 +102,7 @@ describe("LicenseCard", () => {
 
     // The device panel inside asks for this license's machines.
     expect(await within(card).findByText("No devices registered yet")).toBeInTheDocument();
-    expect(String(fetchMock.mock.calls[0]![0])).toBe(`/api/license/machines/${BASE.license_key}`);
+    expect(fetchMock.mock.calls.map((call) => String(call[0]))).toContain(`/api/license/machines/${BASE.license_key}`);
   });
 
   it("shows a bound, expiring plus license with every feature chip", () => {
@@ -515,6 +519,7 @@ describe("LicenseCard: after a rotation nothing asks by the old key", () => {
       if (String(input).startsWith("/api/license/machines/")) {
         return json(200, { success: true, data: { current_count: 0, max_machines: 3, machines: [] } });
       }
+      if (request === "GET /api/customer/downloads") return json(200, NO_DOWNLOADS);
       throw new Error(`unexpected request ${request}`);
     });
     const queryClient = createPortalQueryClient();

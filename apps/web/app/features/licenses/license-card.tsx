@@ -1,3 +1,4 @@
+import { BRAND } from "@flotilla/contracts/brand";
 import type { License } from "@flotilla/contracts/licensing";
 import { planByTier } from "@flotilla/contracts/plans";
 import { ArrowRightLeft, Download, KeyRound, Power, RefreshCcw } from "lucide-react";
@@ -7,6 +8,7 @@ import { CopyButton } from "../../components/copy-button";
 import { ComingSoonNotice, useComingSoon } from "../../lib/coming-soon";
 import { formatDisplayDate } from "../../lib/portal-format";
 import { DevicePanel } from "../devices/device-panel";
+import { detectPlatform, PLATFORM_NAMES, useDownload } from "./downloads";
 import { CHIP_DETAILS, featureChips } from "./license-helpers";
 import { LicenseKey } from "./license-key";
 import { LicenseNextStep } from "./license-next-step";
@@ -18,11 +20,21 @@ import { RotateKeyDialog } from "./rotate-key-dialog";
 import { RunningExecutions } from "./running-executions";
 import { TierBadge } from "./tier-badge";
 
+const BRAND_NAME = BRAND.name;
+
 const ACTIONS = [
   { label: "Transfer", Icon: ArrowRightLeft, feature: "License transfer" },
   { label: "Download", Icon: Download, feature: "License download" },
   { label: "Deactivate", Icon: Power, feature: "License deactivation" },
 ] as const;
+
+/** Sizes as the download caption shows them: "84.2 MB". */
+const formatSize = (bytes: number) =>
+  bytes >= 1024 ** 3
+    ? `${(bytes / 1024 ** 3).toFixed(1)} GB`
+    : bytes >= 1024 ** 2
+      ? `${(bytes / 1024 ** 2).toFixed(1)} MB`
+      : `${Math.max(1, Math.round(bytes / 1024))} KB`;
 
 interface LicenseCardProps {
   license: License;
@@ -34,12 +46,16 @@ interface LicenseCardProps {
 /** One license: tier, status, key, bound machine, dates, feature chips, actions and its devices. */
 export function LicenseCard({ license, onChanged, focusOnMount = false }: LicenseCardProps) {
   const titleId = useId();
+  const downloadCaptionId = useId();
   const titleRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     if (focusOnMount) titleRef.current?.focus();
   }, [focusOnMount]);
   const [rotating, setRotating] = useState(false);
   const comingSoon = useComingSoon();
+  const [platform] = useState(() => detectPlatform(typeof navigator === "undefined" ? undefined : navigator));
+  const download = useDownload(license.license_key, platform);
+  const [downloadFailed, setDownloadFailed] = useState(false);
   const [removalRequest, setRemovalRequest] = useState(0);
   const planName = planByTier(license.tier)?.name ?? `${license.tier} license`;
   return (
@@ -115,8 +131,17 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
           <button
             key={label}
             type="button"
-            onClick={() => comingSoon.announce(feature)}
+            onClick={() => {
+              if (label !== "Download" || !download.artifact) return comingSoon.announce(feature);
+              setDownloadFailed(false);
+              // The link lives 5 minutes: ask for a fresh one; a platform closed meanwhile is coming soon again.
+              download.start().then(
+                (started) => started || comingSoon.announce(feature),
+                () => setDownloadFailed(true),
+              );
+            }}
             className={buttonClass("secondary", "sm")}
+            {...(label === "Download" && download.artifact ? { "aria-describedby": downloadCaptionId } : {})}
           >
             <Icon className="size-4" aria-hidden="true" />
             {label}
@@ -127,8 +152,25 @@ export function LicenseCard({ license, onChanged, focusOnMount = false }: Licens
           Rotate key
         </button>
       </div>
+      {download.release && download.artifact && platform && (
+        <p
+          id={downloadCaptionId}
+          className="mt-2 text-sm text-fg-muted"
+          data-download-version={download.release.version}
+        >
+          Download gets {BRAND_NAME} {download.release.version} for {PLATFORM_NAMES[platform]}
+          {download.release.channel === "stable" ? "" : ` (${download.release.channel})`}:{" "}
+          <span className="wrap-anywhere font-mono text-xs">{download.artifact.filename}</span>,{" "}
+          {formatSize(download.artifact.size)}.
+        </p>
+      )}
       <div className="mt-2 empty:hidden">
         <ComingSoonNotice notice={comingSoon.notice} />
+        {downloadFailed && (
+          <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
+            The download could not start. Check your connection and try again.
+          </p>
+        )}
       </div>
       <RotateKeyDialog
         open={rotating}

@@ -1,6 +1,7 @@
 import { Check, Globe, Laptop, Minus, Monitor } from "lucide-react";
 import { buttonClass } from "../../components/button";
 import { SectionHeading } from "../../components/section-heading";
+import { CARD_PLATFORM } from "../downloads/open-platforms";
 import { CAPABILITIES, CAPABILITY_PLATFORMS, PLATFORMS, type PlatformCard, TIMELINE } from "./marketing-data";
 
 const PLATFORM_ICONS = { "macOS Desktop": Laptop, "Windows Desktop": Monitor, "Web Application": Globe } as const;
@@ -9,12 +10,17 @@ function PlatformCardView({ platform, onJoin }: { platform: PlatformCard; onJoin
   const Icon = PLATFORM_ICONS[platform.name as keyof typeof PLATFORM_ICONS] ?? Monitor;
   const comingSoon = platform.status === "coming-soon";
   return (
-    <li className="flex flex-col rounded-2xl border border-border bg-bg-elevated p-6" data-status={platform.status}>
+    <li
+      className="flex flex-col rounded-2xl border border-border bg-bg-elevated p-6"
+      data-status={platform.status}
+      data-platform={CARD_PLATFORM[platform.name]}
+    >
       <div className="flex items-center justify-between">
         <span className="inline-flex size-10 items-center justify-center rounded-xl border border-border bg-bg-subtle">
           <Icon className="size-5" aria-hidden="true" />
         </span>
         <span
+          data-platform-label
           className={`rounded-full px-2.5 py-0.5 text-xs font-medium ${
             comingSoon ? "bg-bg-subtle text-fg-muted" : "bg-emerald-500/10 text-emerald-700 dark:text-emerald-300"
           }`}
@@ -26,6 +32,7 @@ function PlatformCardView({ platform, onJoin }: { platform: PlatformCard; onJoin
       <p className="mt-2 flex-1 text-sm leading-6 text-fg-muted">{platform.description}</p>
       {comingSoon ? (
         <div
+          data-platform-action
           aria-disabled="true"
           className="mt-6 rounded-lg border border-dashed border-border py-2.5 text-center text-sm font-medium text-fg-muted"
         >
@@ -36,6 +43,7 @@ function PlatformCardView({ platform, onJoin }: { platform: PlatformCard; onJoin
           type="button"
           className={buttonClass("primary", "md", "mt-6 w-full")}
           onClick={onJoin}
+          data-platform-action
           data-island="opener"
           data-opens="signup"
         >
@@ -59,7 +67,8 @@ export function PlatformsSection({ onJoin }: { onJoin: () => void }) {
         title="Desktop first, everywhere next"
         lead="Agents need your files, your toolchain and your Git. That is why Flotilla starts on the desktop."
       />
-      <ul className="mt-14 grid gap-5 md:grid-cols-3">
+      {/* The platforms island (app/islands/platforms.ts) opens the cards of platforms with downloads open. */}
+      <ul className="mt-14 grid gap-5 md:grid-cols-3" data-island="platforms">
         {PLATFORMS.map((platform) => (
           <PlatformCardView key={platform.name} platform={platform} onJoin={onJoin} />
         ))}

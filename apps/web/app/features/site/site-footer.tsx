@@ -1,6 +1,7 @@
 import { BRAND } from "@flotilla/contracts";
 import { Link } from "react-router";
 import { Logo } from "../../components/logo";
+import { RELEASE_NOTES_PATH } from "../release-notes/release-notes";
 
 const COLUMNS = [
   {
@@ -43,7 +44,7 @@ export function SiteFooter() {
           <p className="mt-4 text-sm leading-6 text-fg-muted">
             {BRAND.tagline}. Local agents, isolated worktrees, shared memory, and you in charge of every merge.
           </p>
-          <Link to="/docs" className="mt-4 inline-block text-sm font-medium text-accent hover:underline">
+          <Link to={RELEASE_NOTES_PATH} className="mt-4 inline-block text-sm font-medium text-accent hover:underline">
             View Release Notes →
           </Link>
         </div>
