@@ -21,7 +21,9 @@
 // load — or health's with BENCH_PROFILE_TARGET=health, the SDK-like one's with =sdk, execution heartbeats' with
 // =heartbeat, start + end pairs' with =pairs — prints the functions with the
 // most self and inclusive time, and writes a flame graph, .cache/bench/profile/<target>.svg, with its folded stacks). The single instance runs on the embedded database
-// unless BENCH_DATABASE_URL=postgres://… is set.
+// unless BENCH_DATABASE_URL=postgres://… is set, or --postgres is given (a fresh database of its own on
+// 127.0.0.1:5432, created with createdb and dropped at the end). The run ends with issue 35's table: each hot path's
+// CPU per request against the floor (bare Fastify + one Ed25519 signature, same run) and its p99, targets marked.
 // Single-instance targets are measured in BENCH_ROUNDS (5) alternating slices, so that a neighbour's burst on a
 // shared machine weighs on all of them alike; the table prints the load average at the start and the end.
 // Knobs: BENCH_SECONDS (10), BENCH_FIXED_SECONDS (10), BENCH_CONNECTIONS (16), BENCH_FIXED_CONNECTIONS (4, see
@@ -39,6 +41,7 @@ import { build } from "esbuild";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
 import { answered, heartbeatRequests, percentiles, startEndPairs } from "./lib/execution-load.mjs";
 import { writeFlameGraph } from "./lib/flame-graph.mjs";
+import { floorTable, formatFloorTable } from "./lib/floor-targets.mjs";
 import { summarize } from "./lib/profile-summary.mjs";
 
 const flags = new Set(process.argv.slice(2));
@@ -52,7 +55,7 @@ const FIXED_SECONDS = Number(process.env.BENCH_FIXED_SECONDS ?? 10);
 const FIXED_CONNECTIONS = Number(process.env.BENCH_FIXED_CONNECTIONS ?? 4);
 const WARMUP_SECONDS = 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "";
+let DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "";
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 const PROFILE = flags.has("--profile");
 /** Another build of the service for the single-instance figures (an A/B against an older commit's bundle). */
@@ -83,6 +86,21 @@ process.on("exit", () => {
   for (const cleanup of cleanups) cleanup();
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+
+if (flags.has("--postgres") && !DATABASE_URL) {
+  // A database of this run's own, so that a neighbour's tests and this bench never share rows.
+  const name = `flotilla_bench_${process.pid}`;
+  const pgArgs = ["-h", "127.0.0.1", "-U", "postgres"];
+  execFileSync("createdb", [...pgArgs, name], { stdio: "inherit" });
+  cleanups.push(() => {
+    try {
+      execFileSync("dropdb", [...pgArgs, "--force", "--if-exists", name], { stdio: "ignore" });
+    } catch {
+      console.error(`Could not drop the bench database ${name}: drop it with dropdb -h 127.0.0.1 -U postgres ${name}`);
+    }
+  });
+  DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${name}`;
+}
 
 /** Starts a node process and waits until `readyPath` answers 200; its output goes to .cache/bench/<name>.log. */
 async function startProcess(name, args, env, base, readyPath) {
@@ -752,6 +770,34 @@ const targets = [
 if (analytics) targets.push(["analytics 1 M / 10 k events ≤ 1.2 ×", analytics.ratio1Mto10k <= 1.2]);
 console.log("");
 for (const [name, ok] of targets) console.log(`${ok ? "✓" : "✗"} ${name}`);
+
+const floor = floorTable({
+  bareCpuMicros: cpu.bare,
+  signMicros: results.ed25519SignMicros,
+  paths: {
+    validate: { rps: results.validateRps, cpuMicros: cpu.validate, p99Ms: results.fixedRate.p99Ms },
+    sdkValidate: { rps: results.sdkValidateRps, cpuMicros: cpu.sdkValidate, p99Ms: results.sdkFixedRate.p99Ms },
+    heartbeat: exec
+      ? {
+          rps: exec.heartbeat.rps,
+          cpuMicros: exec.heartbeat.cpuMicrosPerRequest,
+          p99Ms: exec.heartbeat.fixedRate.p99Ms,
+        }
+      : undefined,
+    startEnd: exec
+      ? { rps: exec.startEnd.rps, cpuMicros: exec.startEnd.cpuMicrosPerRequest, p99Ms: exec.startEnd.fixedRate.p99Ms }
+      : undefined,
+  },
+});
+results.floor = floor;
+console.log("");
+for (const line of formatFloorTable(floor, {
+  database: results.database,
+  bareCpuMicros: cpu.bare,
+  signMicros: results.ed25519SignMicros,
+  loadAverage: `${results.loadAverage.start.join(" ")} → ${results.loadAverage.end.join(" ")}`,
+}))
+  console.log(line);
 writeFileSync(join(OUT, "api.json"), `${JSON.stringify(results, null, 2)}\n`);
 console.log("\nFigures written to .cache/bench/api.json");
 process.exit(0);

@@ -193,8 +193,8 @@ export class ExecutionsService {
       // A running execution is its machine's sign of life too: the machine keeps its slot while it runs.
       this.licensing.recorder.seenMachine(license.id, machineId, new Date());
       return {
-        execution: leaseView(alive),
-        running: await leases.heldExecutionCount(this.db, new Date(), license.id),
+        execution: leaseView(alive.lease),
+        running: alive.running,
         limit: termsOf(license).executionLimit,
         revived: false,
       };

@@ -16,7 +16,7 @@ import {
   type ExecutionStopReason,
   executionExpiresAfterSeconds,
 } from "@flotilla/contracts/executions";
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../../db/client";
 import { executionLeases, licenses, machines } from "../../../db/schema";
 import { utcDay } from "../attempt-recorder";
@@ -207,13 +207,15 @@ export async function startExecution(
  * A heartbeat of a live lease, in one statement and without the seat lock: extends it while it has not ended, has not
  * been stopped, has not expired, and the binding it started on still holds a slot. Null otherwise: the caller decides
  * under the lock (heartbeatLocked). A machine that lost its slot and was bound again is a new binding: its old lease
- * is never extended here.
+ * is never extended here. The same statement counts the license's leases that hold a slot (the answer's `running`):
+ * one round trip instead of two (decision 0057). Its subquery reads the statement's snapshot, in which this lease
+ * already held its slot (the update only extends a lease that had not expired), so it is counted once either way.
  */
 export async function keepAlive(
   db: Database,
   input: { licenseId: string; machineId: string; leaseId: string },
-): Promise<LeaseRow | null> {
-  const [lease] = await db
+): Promise<{ lease: LeaseRow; running: number } | null> {
+  const [row] = await db
     .update(executionLeases)
     .set({
       lastHeartbeatAt: sql`clock_timestamp()`,
@@ -230,8 +232,13 @@ export async function keepAlive(
         sql`exists (select 1 from ${machines} m where m.id = ${executionLeases.machineRef} and m.status = 'active')`,
       ),
     )
-    .returning();
-  return lease ?? null;
+    .returning({
+      ...getTableColumns(executionLeases),
+      running: sql<number>`(select count(*)::int from ${executionLeases} held where held.license_id = ${input.licenseId} and held.ended_at is null and held.expires_at > clock_timestamp())`,
+    });
+  if (!row) return null;
+  const { running, ...lease } = row;
+  return { lease, running: Number(running) };
 }
 
 /** A lease of this license held by this machine (another license's or machine's is none of its business). */

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { floorTable, formatFloorTable } from "./floor-targets.mjs";
+
+const figures = {
+  bareCpuMicros: 26,
+  signMicros: 35,
+  paths: {
+    validate: { rps: 3255, cpuMicros: 237, p99Ms: 5.6 },
+    sdkValidate: { rps: 2755, cpuMicros: 80, p99Ms: 4.2 },
+    heartbeat: { rps: 302, cpuMicros: 91.5, p99Ms: 5 },
+    startEnd: { rps: 153, cpuMicros: 183, p99Ms: 70 },
+  },
+};
+
+describe("issue 35's floor table", () => {
+  it("divides each path's CPU by bare Fastify's plus one signature, and marks each target", () => {
+    const { floorMicros, rows } = floorTable(figures);
+    expect(floorMicros).toBe(61);
+    const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
+    expect(byName["validate (retry loop)"].ratio).toBeCloseTo(3.885, 2);
+    expect(byName["validate (retry loop)"]).toMatchObject({ cpuMet: false, p99Met: false, met: false });
+    expect(byName["validate as the SDK sends it"]).toMatchObject({ cpuMet: true, p99Met: true, met: true });
+    // At the bounds exactly: met (≤).
+    expect(byName["execution heartbeat"]).toMatchObject({ ratio: 1.5, met: true });
+    // Start + end has a CPU target only: its p99 does not decide.
+    expect(byName["execution start + end"]).toMatchObject({ ratio: 3, cpuMet: true, met: true });
+  });
+
+  it("never calls a path it did not measure met", () => {
+    const { rows } = floorTable({ ...figures, paths: { validate: { rps: 1, cpuMicros: 10, p99Ms: null } } });
+    expect(rows.map((row) => row.met)).toEqual([null, null, null, null]);
+    const noFloor = floorTable({ ...figures, bareCpuMicros: null });
+    expect(noFloor.floorMicros).toBeNull();
+    expect(noFloor.rows.every((row) => row.met === null)).toBe(true);
+    const text = formatFloorTable(noFloor, {
+      database: "pglite",
+      bareCpuMicros: null,
+      signMicros: 35,
+      loadAverage: "1",
+    });
+    expect(text.filter((line) => line.includes("not measured"))).toHaveLength(4);
+    expect(text.join("\n")).not.toMatch(/\| met \|/);
+  });
+
+  it("prints a Markdown table with the marks", () => {
+    const text = formatFloorTable(floorTable(figures), {
+      database: "postgresql",
+      bareCpuMicros: 26,
+      signMicros: 35,
+      loadAverage: "2.1 2.0 1.9",
+    });
+    expect(text[0]).toContain("postgresql");
+    expect(text[0]).toContain("61.0 µs");
+    expect(text).toContain("| validate (retry loop) | 3255 | 237 µs | 3.9 × (≤ 1.5 ×) | 5.6 ms (≤ 5 ms) | NOT MET |");
+    expect(text).toContain("| execution start + end | 153 | 183 µs | 3.0 × (≤ 3 ×) | 70 ms (none) | met |");
+  });
+});
