@@ -36,13 +36,14 @@ beforeAll(async () => {
 }, 90_000); // a fresh database and the whole app: slow on a loaded CI machine, and not what this file tests
 afterAll(() => close());
 
-function operations(): { key: string; operationId: string | undefined; security: unknown }[] {
+function operations(): { key: string; operationId: string | undefined; security: unknown; summary: unknown }[] {
   return Object.entries(document.paths as Record<string, Record<string, Record<string, unknown>>>).flatMap(
     ([path, item]) =>
       Object.entries(item).map(([method, operation]) => ({
         key: `${method.toUpperCase()} ${path}`,
         operationId: operation.operationId as string | undefined,
         security: operation.security,
+        summary: operation.summary,
       })),
   );
 }
@@ -87,6 +88,14 @@ describe("the OpenAPI document integrators' tools read", () => {
     expect(new Set(ids).size).toBe(ids.length);
     // The table names no operation that no longer exists.
     expect(Object.keys(OPERATION_IDS).sort()).toEqual(all.map((operation) => operation.key).sort());
+  });
+
+  it("summaries are plain text (the API reference shows them as headings, not Markdown: no code spans)", () => {
+    expect(
+      operations()
+        .filter((operation) => typeof operation.summary !== "string" || /[`*]/.test(operation.summary))
+        .map((operation) => operation.key),
+    ).toEqual([]);
   });
 
   it("names this deployment's origin as its server", () => {

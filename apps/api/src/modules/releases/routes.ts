@@ -309,7 +309,7 @@ export function registerReleaseRoutes(
       schema: {
         tags,
         security: bearer,
-        summary: "Where an upload stands (resume from here); HEAD answers the same `Upload-Offset` header",
+        summary: "Where an upload stands (resume from here); HEAD answers the same Upload-Offset header",
         params: UploadParams,
         response: {
           200: UploadStatusAnswerSchema,
@@ -337,7 +337,7 @@ export function registerReleaseRoutes(
         schema: {
           tags,
           security: bearer,
-          summary: "Folder storage: append bytes at `Upload-Offset` (resumable)",
+          summary: "Folder storage: append bytes at the Upload-Offset (resumable)",
           description:
             "Content-Type application/offset+octet-stream; `Upload-Offset` must be where the upload stands (GET or HEAD it). Answers 204 with the new `Upload-Offset`. An interrupted body keeps what arrived.",
           params: UploadParams,
