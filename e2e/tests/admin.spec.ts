@@ -438,3 +438,26 @@ test("on a phone the console opens with its section's tab in view, the strip scr
   expect(await page.evaluate(() => window.scrollX)).toBe(0);
   await page.context().close();
 });
+
+test("beta testers: an admin opens a wave and sees its funnel; the tab passes axe at 375 px in both themes", async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  for (const theme of ["light", "dark"] as const) {
+    const page = await newPage(browser, theme);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto("/admin?tab=beta");
+    await completeSignIn(page, E2E_ADMIN_EMAIL, "Ops Admin");
+    await expect(page).toHaveURL(/\/admin\?tab=beta$/);
+    const wave = `Wave ${theme} ${Date.now()}`;
+    await page.getByLabel("Wave name").fill(wave);
+    await page.getByRole("button", { name: "Open wave" }).click();
+    const row = page.getByRole("row").filter({ hasText: wave });
+    await expect(row).toBeVisible();
+    await row.getByRole("button", { name: `Invitations of ${wave}` }).click();
+    await expect(page.getByText("Nobody admitted into this wave yet.")).toBeVisible();
+    await page.screenshot({ path: `test-results/beta-tab-375-${theme}.png`, fullPage: true });
+    expect(await axe(page, `beta tab (${theme})`)).toBe("");
+    await page.context().close();
+  }
+});

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from "react-router";
 import { ConnectionBadge, ConnectionNotice, useConnectionProblem } from "../portal/connection-status";
 import { AdminsSection } from "./admins-section";
 import { AuditSection } from "./audit-section";
+import { BetaSection } from "./beta-section";
 import { CustomersSection } from "./customers-section";
 import { PrivacySection } from "./privacy-section";
 import { ReleasesSection } from "./releases-section";
@@ -13,6 +14,7 @@ import { WebhooksSection } from "./webhooks-section";
 
 export const SECTIONS = [
   { id: "signups", label: "Early access", Component: SignupsSection },
+  { id: "beta", label: "Beta testers", Component: BetaSection },
   { id: "subscribers", label: "Newsletter", Component: SubscribersSection },
   { id: "customers", label: "Customers", Component: CustomersSection },
   { id: "audit", label: "Audit log", Component: AuditSection },
