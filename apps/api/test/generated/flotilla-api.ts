@@ -1295,7 +1295,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where an upload stands (resume from here); HEAD answers the same `Upload-Offset` header */
+        /** Where an upload stands (resume from here); HEAD answers the same Upload-Offset header */
         get: operations["adminGetUpload"];
         put?: never;
         post?: never;
@@ -1303,7 +1303,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Folder storage: append bytes at `Upload-Offset` (resumable)
+         * Folder storage: append bytes at the Upload-Offset (resumable)
          * @description Content-Type application/offset+octet-stream; `Upload-Offset` must be where the upload stands (GET or HEAD it). Answers 204 with the new `Upload-Offset`. An interrupted body keeps what arrived.
          */
         patch: operations["adminAppendUpload"];
