@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { PassThrough } from "node:stream";
 import { generateReleaseSigningKey } from "@flotilla/contracts/release-signing";
 import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
@@ -181,6 +182,30 @@ describe("releases", () => {
     });
     expect(more.json().code).toBe("NOT_DRAFT");
     expect((await post(`/api/admin/releases/${id}/publish`, {})).json().code).toBe("NOT_DRAFT");
+  });
+
+  it("a body longer than declared is answered 413 once it has been read, even when the excess comes before its end", async () => {
+    const id = await draft("3.0.1");
+    const { bytes, declared } = await signedArtifact(devKey(app), newBytes(1_000), "small.bin");
+    const added = await post(`/api/admin/releases/${id}/artifacts`, {
+      platform: "linux",
+      arch: "aarch64",
+      ...declared,
+    });
+    const upload = added.json().data.upload;
+    // The excess arrives first, and the body goes on for a while after: refusing by destroying the request left the
+    // answer unsent (a hang under inject, a reset connection over HTTP).
+    const body = new PassThrough();
+    body.write(Buffer.concat([bytes, Buffer.alloc(64 * 1024)]));
+    setTimeout(() => body.end(Buffer.alloc(1024)), 200);
+    const answer = await app.inject({
+      method: "PATCH",
+      url: `/api/admin/uploads/${upload.upload_id}`,
+      headers: { ...auth(token), "content-type": "application/offset+octet-stream", "upload-offset": "0" },
+      payload: body,
+    });
+    expect(answer.statusCode).toBe(413);
+    expect(answer.json().code).toBe("SIZE_MISMATCH");
   });
 
   it("refuses and discards a tampered upload, a wrong checksum, another key's signatures", async () => {

@@ -65,15 +65,27 @@ export class OffsetMismatch extends Error {
 export class UploadTooLarge extends Error {}
 
 /** Counts bytes through a stream and refuses past `max`. */
+/** Past the declared size, this much more is read and dropped before the connection is given up on. */
+const OVERFLOW_DRAINED = 1024 * 1024;
+
+/**
+ * Passes at most `max` bytes. The chunk that goes past it, and what follows, are dropped while the body is read to its
+ * end (up to OVERFLOW_DRAINED more), so the client gets a clean 413 rather than a reset connection; `exceeded()` says
+ * so afterwards. A body that keeps coming past that is cut off.
+ */
 function limiter(max: number) {
   let seen = 0;
-  return new Transform({
+  let over = false;
+  const transform = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen > max) return callback(new UploadTooLarge("more bytes than the declared size"));
-      callback(null, chunk);
+      if (seen > max) over = true;
+      if (over && seen > max + OVERFLOW_DRAINED)
+        return callback(new UploadTooLarge("more bytes than the declared size"));
+      callback(null, over ? undefined : chunk);
     },
   });
+  return Object.assign(transform, { exceeded: () => over });
 }
 
 export class FolderStorage implements ArtifactStorage {
@@ -128,12 +140,14 @@ export class FolderStorage implements ArtifactStorage {
           body.resume();
           throw new OffsetMismatch(current);
         }
+        const limit = limiter(size - current);
         try {
-          await pipeline(body, limiter(size - current), createWriteStream(path, { flags: "a" }));
+          await pipeline(body, limit, createWriteStream(path, { flags: "a" }));
         } catch (error) {
           if (error instanceof UploadTooLarge) throw error;
           // An interrupted body: what reached the file stays; the client resumes from the new offset.
         }
+        if (limit.exceeded()) throw new UploadTooLarge("more bytes than the declared size");
         return (await stat(path)).size;
       });
     this.writing.set(upload.id, run);
