@@ -206,6 +206,15 @@ describe("releases", () => {
     });
     expect(answer.statusCode).toBe(413);
     expect(answer.json().code).toBe("SIZE_MISMATCH");
+    // Nothing of the refused chunk was kept: the upload resumes from 0 and completes (no upload left pending).
+    const resumed = await app.inject({
+      method: "PATCH",
+      url: `/api/admin/uploads/${upload.upload_id}`,
+      headers: { ...auth(token), "content-type": "application/offset+octet-stream", "upload-offset": "0" },
+      payload: bytes,
+    });
+    expect(resumed.statusCode).toBe(204);
+    expect((await post(`/api/admin/uploads/${upload.upload_id}/complete`, {})).statusCode).toBe(200);
   });
 
   it("refuses and discards a tampered upload, a wrong checksum, another key's signatures", async () => {
