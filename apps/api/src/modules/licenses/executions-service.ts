@@ -18,6 +18,7 @@ import {
   type ExecutionStopReason,
 } from "@flotilla/contracts/executions";
 import { LICENSE_CODE_MESSAGES } from "@flotilla/contracts/tiers";
+import DataLoader from "dataloader";
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { licenses } from "../../db/schema";
@@ -33,6 +34,8 @@ import type { LicenseRow, Seats } from "./seats/seat-lock";
 
 /** Refusals recorded in the audit log per license, at most one in this long (an app retrying must not flood it). */
 const REFUSAL_AUDIT_EVERY_MS = 60_000;
+/** Heartbeats written in one statement at most (decision 0057). */
+const KEEP_ALIVE_BATCH_MAX = 256;
 
 const iso = (date: Date) => date.toISOString();
 
@@ -71,6 +74,11 @@ function statusOf(lease: leases.LeaseRow): "running" | "stopping" | "ended" {
 
 export class ExecutionsService {
   private readonly refusalsAudited = new Map<string, number>();
+  /**
+   * Live heartbeats that arrive in the same turn of the event loop go to the database as one statement (group commit,
+   * decision 0057): each request still waits for its own lease's row before its signed answer. Nothing is cached.
+   */
+  private readonly keepAlives: DataLoader<leases.KeepAliveInput, leases.KeptAlive>;
 
   constructor(
     private readonly db: Database,
@@ -78,7 +86,14 @@ export class ExecutionsService {
     private readonly seats: Seats,
     private readonly watches: ExecutionWatches,
     private readonly onRefused: () => void = () => undefined,
-  ) {}
+  ) {
+    this.keepAlives = new DataLoader((inputs) => leases.keepAliveMany(this.db, inputs), {
+      cache: false,
+      maxBatchSize: KEEP_ALIVE_BATCH_MAX,
+      // After the I/O callbacks of this turn: every heartbeat whose request was read in it joins the statement.
+      batchScheduleFn: (flush) => setImmediate(flush),
+    });
+  }
 
   /** The license a desktop request names, in force: else the validation code's problem. */
   private async license(licenseKey: string): Promise<LicenseRow> {
@@ -188,7 +203,7 @@ export class ExecutionsService {
     const machineId = input.machine_id.trim();
     // A live lease: one conditional write, no lock. Anything else (expired, stopped, ended, unknown, its binding gone):
     // decided under the seat lock.
-    const alive = await leases.keepAlive(this.db, { licenseId: license.id, machineId, leaseId: executionId });
+    const alive = await this.keepAlives.load({ licenseId: license.id, machineId, leaseId: executionId });
     if (alive) {
       // A running execution is its machine's sign of life too: the machine keeps its slot while it runs.
       this.licensing.recorder.seenMachine(license.id, machineId, new Date());

@@ -203,42 +203,85 @@ export async function startExecution(
   return { outcome: "started", lease: lease!, running: held.length + 1, limit };
 }
 
+/** Who asks to keep which lease alive: the license and machine a desktop request names, and the lease's id. */
+export interface KeepAliveInput {
+  licenseId: string;
+  machineId: string;
+  leaseId: string;
+}
+
+/** A live lease after its heartbeat, and its license's leases that hold a slot (the answer's `running`). */
+export type KeptAlive = { lease: LeaseRow; running: number } | null;
+
+const LEASE_COLUMNS = Object.entries(getTableColumns(executionLeases));
+
+/** A raw row of execution_leases (column names as in the database) as drizzle's LeaseRow. */
+function leaseFromRaw(row: Record<string, unknown>): LeaseRow {
+  const lease: Record<string, unknown> = {};
+  for (const [key, column] of LEASE_COLUMNS) {
+    const value = row[column.name];
+    lease[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return lease as LeaseRow;
+}
+
 /**
- * A heartbeat of a live lease, in one statement and without the seat lock: extends it while it has not ended, has not
- * been stopped, has not expired, and the binding it started on still holds a slot. Null otherwise: the caller decides
- * under the lock (heartbeatLocked). A machine that lost its slot and was bound again is a new binding: its old lease
- * is never extended here. The same statement counts the license's leases that hold a slot (the answer's `running`):
- * one round trip instead of two (decision 0057). Its subquery reads the statement's snapshot, in which this lease
- * already held its slot (the update only extends a lease that had not expired), so it is counted once either way.
+ * Heartbeats of live leases, any number of them in one statement and without the seat lock (decision 0057): extends
+ * each lease that has not ended, has not been stopped, has not expired, and whose binding it started on still holds a
+ * slot. Null for the others: the caller decides those under the lock (heartbeatLocked). A machine that lost its slot and
+ * was bound again is a new binding: its old lease is never extended here.
+ *
+ * - The same statement counts each license's leases that hold a slot (the answer's `running`). Its subquery reads the
+ *   statement's snapshot, in which every extended lease already held its slot (only a lease that had not expired is
+ *   extended), so each is counted once either way.
+ * - It never waits for a row lock (SKIP LOCKED): a lease locked by a decision under the seat lock (seat-lock.ts locks
+ *   open leases in id order) or by another instance's heartbeat is left out, and its heartbeat goes to the lock, which
+ *   waits for that decision and sees what it wrote. A statement that holds many rows and waits for none cannot be part
+ *   of a deadlock.
+ * - One fixed text whatever the number of leases (arrays, not a list of parameters).
  */
-export async function keepAlive(
-  db: Database,
-  input: { licenseId: string; machineId: string; leaseId: string },
-): Promise<{ lease: LeaseRow; running: number } | null> {
-  const [row] = await db
-    .update(executionLeases)
-    .set({
-      lastHeartbeatAt: sql`clock_timestamp()`,
-      expiresAt: sql`clock_timestamp() + make_interval(secs => ${executionExpiresAfterSeconds()})`,
-    })
-    .where(
-      and(
-        eq(executionLeases.id, input.leaseId),
-        eq(executionLeases.licenseId, input.licenseId),
-        eq(executionLeases.machineId, input.machineId),
-        isNull(executionLeases.endedAt),
-        isNull(executionLeases.stopRequestedAt),
-        sql`${executionLeases.expiresAt} > clock_timestamp()`,
-        sql`exists (select 1 from ${machines} m where m.id = ${executionLeases.machineRef} and m.status = 'active')`,
-      ),
+export async function keepAliveMany(db: Database, inputs: readonly KeepAliveInput[]): Promise<KeptAlive[]> {
+  if (inputs.length === 0) return [];
+  const { rows } = (await db.execute(sql`
+    with asked as (
+      select * from unnest(
+        ${sql.param(inputs.map((input) => input.leaseId))}::uuid[],
+        ${sql.param(inputs.map((input) => input.licenseId))}::uuid[],
+        ${sql.param(inputs.map((input) => input.machineId))}::text[]
+      ) as asked(id, license_id, machine_id)
+    ), live as (
+      select lease.id from ${executionLeases} lease
+      join asked on lease.id = asked.id and lease.license_id = asked.license_id and lease.machine_id = asked.machine_id
+      where lease.ended_at is null and lease.stop_requested_at is null and lease.expires_at > clock_timestamp()
+        and exists (select 1 from ${machines} m where m.id = lease.machine_ref and m.status = 'active')
+      order by lease.id
+      for no key update of lease skip locked
     )
-    .returning({
-      ...getTableColumns(executionLeases),
-      running: sql<number>`(select count(*)::int from ${executionLeases} held where held.license_id = ${input.licenseId} and held.ended_at is null and held.expires_at > clock_timestamp())`,
-    });
-  if (!row) return null;
-  const { running, ...lease } = row;
-  return { lease, running: Number(running) };
+    update ${executionLeases} lease
+    set last_heartbeat_at = clock_timestamp(),
+        expires_at = clock_timestamp() + make_interval(secs => ${executionExpiresAfterSeconds()})
+    from live
+    where lease.id = live.id
+    returning lease.*, (
+      select count(*)::int from ${executionLeases} held
+      where held.license_id = lease.license_id and held.ended_at is null and held.expires_at > clock_timestamp()
+    ) as running
+  `)) as unknown as { rows: Array<Record<string, unknown>> };
+  const kept = new Map<string, { lease: LeaseRow; running: number }>();
+  for (const row of rows) kept.set(String(row.id), { lease: leaseFromRaw(row), running: Number(row.running) });
+  // A lease is answered only to the license and machine it belongs to (the statement matched on all three).
+  return inputs.map((input) => {
+    const found = kept.get(input.leaseId);
+    return found && found.lease.licenseId === input.licenseId && found.lease.machineId === input.machineId
+      ? found
+      : null;
+  });
+}
+
+/** One lease's heartbeat: keepAliveMany of one. */
+export async function keepAlive(db: Database, input: KeepAliveInput): Promise<KeptAlive> {
+  const [kept] = await keepAliveMany(db, [input]);
+  return kept ?? null;
 }
 
 /** A lease of this license held by this machine (another license's or machine's is none of its business). */
