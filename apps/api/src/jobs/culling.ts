@@ -78,7 +78,7 @@ export function cullingJob(seats: Seats, options: CullingOptions = {}): Job {
         }),
         now,
       );
-      pending = [...locked.flatMap((one) => [...one.announced]), ...swept];
+      pending = [...locked.flatMap((one) => [...one.announced, ...one.executionsAnnounced]), ...swept];
       return { licenses: locked.length, culled: culled.length, forgotten, executionsEnded: swept.length };
     },
     async afterCommit() {

@@ -29,7 +29,8 @@ export class ExecutionWatches {
   constructor(invalidation: Pick<LicenseInvalidation, "listen">) {
     invalidation.listen({
       signal: (signal) => {
-        if (signal.kind === "changed") for (const waiter of this.byKey.get(signal.licenseKey) ?? []) waiter.recheck();
+        if (signal.kind === "changed" || signal.kind === "executions")
+          for (const waiter of this.byKey.get(signal.licenseKey) ?? []) waiter.recheck();
       },
       // Signals may have been missed: every watch looks again.
       gap: () => {

@@ -253,7 +253,7 @@ export class ExecutionsService {
     if (outcome.outcome === "not-found") {
       throw new HttpProblem(404, EXECUTION_MESSAGES.notFound, EXECUTION_CODES.notFound);
     }
-    if (outcome.now) await this.seats.announce([license.licenseKey]);
+    if (outcome.now) await this.seats.announceExecutions([license.licenseKey]);
     return endedView(outcome.lease);
   }
 

@@ -41,6 +41,11 @@ export const LICENSE_CHANGED_CHANNEL = "flotilla:license-changed";
  */
 export type LicenseSignal =
   | { kind: "changed"; licenseKey: string }
+  /**
+   * Only a license's executions changed (started, ended, stopped, revived): dashboards and watches look again, caches
+   * keep the license's state, which holds no execution (decision 0057: a start and its end cost no re-read each).
+   */
+  | { kind: "executions"; licenseKey: string }
   | { kind: "seen"; licenseIds: string[] }
   /** A customer's set of licenses changed (one was created): their live dashboards learn the new one. */
   | { kind: "owner"; customerId: string }
@@ -53,6 +58,7 @@ export type LicenseSignal =
 const IDS_PER_MESSAGE = 150;
 
 const SEEN = "seen";
+const EXECUTIONS = "executions";
 const OWNER = "owner";
 const SIGNED_OUT = "signed-out";
 const REPLACED = "replaced";
@@ -61,6 +67,8 @@ function signalText(signal: LicenseSignal): string {
   switch (signal.kind) {
     case "changed":
       return signal.licenseKey;
+    case "executions":
+      return `${EXECUTIONS} ${signal.licenseKey}`;
     case "seen":
       return `${SEEN} ${signal.licenseIds.join(",")}`;
     case "owner":
@@ -77,6 +85,7 @@ function readSignal(text: string): LicenseSignal | null {
   const [first, second, extra] = text.split(" ");
   if (!first || extra !== undefined) return null;
   if (second === undefined) return { kind: "changed", licenseKey: first };
+  if (first === EXECUTIONS) return { kind: "executions", licenseKey: second };
   if (first === SEEN) return { kind: "seen", licenseIds: second.split(",").filter(Boolean) };
   if (first === SIGNED_OUT) return { kind: "signed-out", sessionId: second };
   if (first === REPLACED) return { kind: "replaced", streamIds: second.split(",").filter(Boolean) };
@@ -222,6 +231,11 @@ export class LicenseInvalidation {
   /** A license changed (call after the change committed): forget it here now, everywhere else by message. */
   async changed(licenseKey: string): Promise<void> {
     await this.announce({ kind: "changed", licenseKey });
+  }
+
+  /** Only this license's executions changed (call after the change committed): caches keep its state. */
+  async executionsChanged(licenseKey: string): Promise<void> {
+    await this.announce({ kind: "executions", licenseKey });
   }
 
   /** These licenses' machines were seen (their last-seen times are written): live dashboards refresh, caches keep them. */

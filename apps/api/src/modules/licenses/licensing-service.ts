@@ -81,7 +81,11 @@ export class LicensingService {
     flushIntervalMs?: number,
   ) {
     this.recorder = new AttemptRecorder(db, onError, flushIntervalMs);
-    this.seats = new Seats(db, (licenseKey) => this.changed(licenseKey));
+    this.seats = new Seats(
+      db,
+      (licenseKey) => this.changed(licenseKey),
+      (licenseKey) => this.invalidation.executionsChanged(licenseKey),
+    );
   }
 
   /** How long a license change may take to be seen by every instance (GET /api/license/configurations). */

@@ -2,7 +2,7 @@
  * The licensing module's reads, counters, usage and idempotency. What changes who holds a slot or an execution lives
  * in seats/ (decision 0051), under the license's seat lock.
  */
-import { and, asc, desc, eq, gt, gte, inArray, lt, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, ne, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import {
   activationRefusals,
@@ -280,6 +280,22 @@ export async function recordUsage(
       target: [usageRollups.licenseId, usageRollups.day, usageRollups.machineId, usageRollups.feature],
       set: { executions: sql`${usageRollups.executions} + excluded.executions` },
     });
+}
+
+/**
+ * recordUsage's two writes as data-modifying CTEs of the caller's statement: one execution for each row of `ended`
+ * (a CTE of ended execution_leases rows), on the UTC day it ended. Ending a lease in one statement (endByApp).
+ */
+export function usageOfEnded(ended: SQL) {
+  return sql`reported as (
+      insert into ${usageReports} (license_id, machine_id, feature, executions)
+      select license_id, machine_id, feature, 1 from ${ended}
+    ), rolled_up as (
+      insert into ${usageRollups} (license_id, day, machine_id, feature, executions)
+      select license_id, (ended_at at time zone 'UTC')::date, machine_id, feature, 1 from ${ended}
+      on conflict (license_id, day, machine_id, feature)
+      do update set executions = ${usageRollups}.executions + excluded.executions
+    )`;
 }
 
 /** Usage rollups of any of these licenses (ids cast to uuid for both PGlite and PostgreSQL). */

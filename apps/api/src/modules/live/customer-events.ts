@@ -235,6 +235,9 @@ export class CustomerEventHub {
         });
       } else if (signal.kind === "seen") {
         for (const id of signal.licenseIds) if (stream.licenseIds.has(id)) this.notice(stream, id);
+      } else if (signal.kind === "executions") {
+        const id = stream.licenseKeys.get(signal.licenseKey);
+        if (id) this.notice(stream, id);
       } else if (signal.kind === "changed") {
         const id = stream.licenseKeys.get(signal.licenseKey);
         if (!id) continue;

@@ -26,9 +26,10 @@ import {
   recordUsage,
   releaseIdempotencyKey,
   storeIdempotentResponse,
+  usageOfEnded,
 } from "../queries";
 import { termsOf } from "./license-terms";
-import { databaseNow, type LicenseRow, type LockedLicense } from "./seat-lock";
+import type { LicenseRow, LockedLicense } from "./seat-lock";
 
 export type LeaseRow = typeof executionLeases.$inferSelect;
 
@@ -199,7 +200,7 @@ export async function startExecution(
       running: held.length + 1,
     });
   }
-  locked.announce();
+  locked.announceExecutions();
   return { outcome: "started", lease: lease!, running: held.length + 1, limit };
 }
 
@@ -327,7 +328,7 @@ export async function heartbeatLocked(
   const slot = await slotOf(locked, input.machineId);
   if (!slot || slot.id !== lease.machineRef) {
     const [stopped] = await stopLeases(tx, [lease.id], "machine_released", now);
-    locked.announce();
+    locked.announceExecutions();
     return { outcome: "ended", lease: stopped ?? lease };
   }
   const limit = termsOf(license).executionLimit;
@@ -347,7 +348,7 @@ export async function heartbeatLocked(
     .where(eq(executionLeases.id, lease.id))
     .returning();
   // A revival changes what runs; a plain heartbeat shows on the dashboard as a later expiry only.
-  if (!alive) locked.announce();
+  if (!alive) locked.announceExecutions();
   return { outcome: "alive", lease: updated!, revived: !alive, running: held.length + (alive ? 0 : 1), limit };
 }
 
@@ -372,20 +373,28 @@ async function endLease(tx: Transaction, lease: LeaseRow, reason: ExecutionEndRe
 /**
  * The app ends its own lease (it completed, or it has stopped after being stopped): the slot is free at once, and it
  * counts once. Idempotent: an ended lease answers how it ended. A stopped lease keeps the reason it was stopped for.
- * No lock needed: ending only frees, and the conditional write counts it once.
+ * No lock needed: ending only frees, and the conditional write counts it once. One statement (decision 0057): the end
+ * and its two usage writes (recordUsage's, as data-modifying CTEs) commit together; only a lease that had already ended,
+ * or is not this machine's, takes a second read.
  */
 export async function endByApp(
   db: Database,
   input: { licenseId: string; machineId: string; leaseId: string },
 ): Promise<{ outcome: "ended"; lease: LeaseRow; now: boolean } | { outcome: "not-found" }> {
-  return db.transaction(async (tx) => {
-    const lease = await machinesLease(tx, input);
-    if (!lease) return { outcome: "not-found" };
-    if (lease.endedAt) return { outcome: "ended", lease, now: false };
-    const reason = (lease.stopRequestedAt ? lease.endReason : "completed") as ExecutionEndReason;
-    const ended = await endLease(tx, lease, reason, await databaseNow(tx));
-    return ended ? { outcome: "ended", lease: ended, now: true } : { outcome: "ended", lease, now: false };
-  });
+  const { rows } = (await db.execute(sql`
+    with ended as (
+      update ${executionLeases}
+      set ended_at = clock_timestamp(),
+          end_reason = case when stop_requested_at is null then 'completed' else end_reason end
+      where id = ${input.leaseId} and license_id = ${input.licenseId} and machine_id = ${input.machineId}
+        and ended_at is null
+      returning *
+    ), ${usageOfEnded(sql`ended`)}
+    select * from ended
+  `)) as unknown as { rows: Array<Record<string, unknown>> };
+  if (rows[0]) return { outcome: "ended", lease: leaseFromRaw(rows[0]), now: true };
+  const lease = await machinesLease(db, input);
+  return lease ? { outcome: "ended", lease, now: false } : { outcome: "not-found" };
 }
 
 /**
@@ -452,7 +461,7 @@ export async function stopBeyondLimit(locked: LockedLicense, changed: LicenseRow
   const running = (await heldExecutions(locked.tx, [locked.license.id], locked.now)).filter((lease) => !lease.stopping);
   const surplus = running.slice(limit).map((lease) => lease.id);
   const stopped = await stopLeases(locked.tx, surplus, "limit_lowered", locked.now);
-  if (stopped.length > 0) locked.announce();
+  if (stopped.length > 0) locked.announceExecutions();
   return stopped.map((lease) => lease.id);
 }
 
@@ -485,19 +494,19 @@ export async function stopExecution(
     if (lease.expiresAt > now) return { outcome: "stopping", lease, now: false };
     // Stopped earlier, and its app never answered: it ended when its heartbeat window passed.
     const ended = await endLease(tx, lease, lease.endReason as ExecutionEndReason, lease.expiresAt);
-    locked.announce();
+    locked.announceExecutions();
     return { outcome: "ended", lease: ended ?? lease };
   }
   if (lease.expiresAt <= now) {
     // Silent, but within its revival window: it holds no slot, so it ends now and can never come back.
     const ended = await endLease(tx, lease, reason, now);
     await onStopped?.(ended ?? lease);
-    locked.announce();
+    locked.announceExecutions();
     return { outcome: "ended", lease: ended ?? lease };
   }
   const [stopped] = await stopLeases(tx, [lease.id], reason, now);
   await onStopped?.(stopped!);
-  locked.announce();
+  locked.announceExecutions();
   return { outcome: "stopping", lease: stopped!, now: true };
 }
 

@@ -16,9 +16,9 @@
  * The culling job takes the same lock, SKIP LOCKED (culling.ts here): it never waits, and culls a license being
  * changed at its next run.
  */
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../../db/client";
-import { executionLeases, licenses, machines } from "../../../db/schema";
+import { licenses } from "../../../db/schema";
 
 export type LicenseRow = typeof licenses.$inferSelect;
 
@@ -33,6 +33,13 @@ export interface LockedLicense {
   announce(licenseKey?: string): void;
   /** The keys announced so far (the change's after-commit notices). */
   readonly announced: ReadonlySet<string>;
+  /**
+   * Tells every instance's live dashboards and watching apps that only the license's executions changed: caches keep
+   * its state (decision 0057). A license also announced() gets that notice alone, which covers this one.
+   */
+  announceExecutions(): void;
+  /** The keys whose executions alone changed so far. */
+  readonly executionsAnnounced: ReadonlySet<string>;
 }
 
 const LOCKED = Symbol("locked by seat-lock.ts");
@@ -40,6 +47,7 @@ const LOCKED = Symbol("locked by seat-lock.ts");
 class Locked implements LockedLicense {
   readonly [LOCKED] = true;
   readonly #keys = new Set<string>();
+  readonly #executionKeys = new Set<string>();
 
   constructor(
     readonly tx: Transaction,
@@ -54,6 +62,14 @@ class Locked implements LockedLicense {
   get announced(): ReadonlySet<string> {
     return this.#keys;
   }
+
+  announceExecutions() {
+    this.#executionKeys.add(this.license.licenseKey);
+  }
+
+  get executionsAnnounced(): ReadonlySet<string> {
+    return this.#executionKeys;
+  }
 }
 
 /** The database's clock now. */
@@ -64,23 +80,17 @@ export async function databaseNow(db: Database | Transaction): Promise<Date> {
   return new Date(result.rows[0]!.now);
 }
 
-/** Takes the seat lock of a license inside `tx`; null when the license is gone. */
+/**
+ * Takes the seat lock of a license inside `tx`; null when the license is gone. Two round trips: the license row, then
+ * its machine rows, its open leases and the clock in one call (migration 0020's lock_license_slots, in that order).
+ */
 export async function lockLicense(tx: Transaction, licenseId: string): Promise<LockedLicense | null> {
   const [row] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("no key update");
   if (!row) return null;
-  await tx
-    .select({ id: machines.id })
-    .from(machines)
-    .where(eq(machines.licenseId, licenseId))
-    .orderBy(asc(machines.id))
-    .for("update");
-  await tx
-    .select({ id: executionLeases.id })
-    .from(executionLeases)
-    .where(and(eq(executionLeases.licenseId, licenseId), isNull(executionLeases.endedAt)))
-    .orderBy(asc(executionLeases.id))
-    .for("update");
-  return new Locked(tx, row, await databaseNow(tx));
+  const result = (await tx.execute(sql`select lock_license_slots(${licenseId}::uuid) as now`)) as unknown as {
+    rows: { now: string | Date }[];
+  };
+  return new Locked(tx, row, new Date(result.rows[0]!.now));
 }
 
 /**
@@ -120,16 +130,22 @@ export class Seats {
     private readonly db: Database,
     /** Tells every instance (caches, live dashboards, watching apps) that a license changed. */
     private readonly changed: (licenseKey: string) => Promise<void>,
+    /** Only the license's executions changed (caches keep its state); by default announced as a change. */
+    private readonly executionsChanged: (licenseKey: string) => Promise<void> = changed,
   ) {}
 
   async change<T>(licenseId: string, decide: (locked: LockedLicense) => Promise<T>): Promise<T | null> {
     const outcome = await this.db.transaction(async (tx) => {
       const locked = await lockLicense(tx, licenseId);
       if (!locked) return null;
-      return { value: await decide(locked), keys: [...locked.announced] };
+      return {
+        value: await decide(locked),
+        keys: [...locked.announced],
+        executionKeys: [...locked.executionsAnnounced].filter((key) => !locked.announced.has(key)),
+      };
     });
     if (!outcome) return null;
-    await this.announce(outcome.keys);
+    await Promise.all([this.announce(outcome.keys), this.announceExecutions(outcome.executionKeys)]);
     return outcome.value;
   }
 
@@ -137,6 +153,11 @@ export class Seats {
   async changeByKey<T>(licenseKey: string, decide: (locked: LockedLicense) => Promise<T>): Promise<T | null> {
     const [found] = await this.db.select({ id: licenses.id }).from(licenses).where(eq(licenses.licenseKey, licenseKey));
     return found ? this.change(found.id, decide) : null;
+  }
+
+  /** Sends the notices of committed changes to executions alone (caches keep the licenses' state). */
+  async announceExecutions(keys: Iterable<string>): Promise<void> {
+    await Promise.all([...new Set(keys)].map((key) => this.executionsChanged(key)));
   }
 
   /** Sends a committed change's notices (also for changes made in a caller's transaction, such as an erasure). */
