@@ -27,6 +27,7 @@ const EMBEDDED_ONLY = [
   "test/durability.test.ts",
   "test/shutdown.test.ts",
   "test/embedded-database-lock.test.ts",
+  "test/embedded-vacuum.test.ts",
 ];
 /**
  * With a PostgreSQL server (TEST_DATABASE_URL), the API suite runs once, on it — the production database — and only

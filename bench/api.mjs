@@ -8,7 +8,8 @@
 //      one Ed25519 signature on this machine, the floor of a signed answer;
 //   d. validate latency (p50/p99) at a fixed 1,000 req/s (autocannon overallRate), beside the bare app's at the
 //      same rate (what the machine itself adds: the figures are only as quiet as the machine);
-//   e. validate through nginx in front of 1 and 3 instances on PostgreSQL and Redis (scripts/lib/cluster.mjs),
+//   e. validate and execution heartbeats through nginx in front of 1 and 3 instances on PostgreSQL and Redis
+//      (scripts/lib/cluster.mjs), with the 3 ÷ 1 ratio against issue 35's 2.5 × and how busy the machine's cores were;
 //      skipped with a message when PostgreSQL (127.0.0.1:5432) or Redis (127.0.0.1:6379) does not answer;
 //   f. the 30-day device analytics with 10 k vs 1 M validation events recorded (in process, a few seconds);
 //   g. execution leases (decision 0048), with a fresh nonce each as the SDK signs them: heartbeats spread round-robin
@@ -34,14 +35,14 @@ import { execFileSync, spawn } from "node:child_process";
 import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
 import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { build } from "esbuild";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
 import { answered, heartbeatRequests, percentiles, startEndPairs } from "./lib/execution-load.mjs";
 import { writeFlameGraph } from "./lib/flame-graph.mjs";
-import { floorTable, formatFloorTable } from "./lib/floor-targets.mjs";
+import { clusterScaling, floorTable, formatClusterScaling, formatFloorTable } from "./lib/floor-targets.mjs";
 import { summarize } from "./lib/profile-summary.mjs";
 
 const flags = new Set(process.argv.slice(2));
@@ -71,6 +72,8 @@ const MACHINES = ["desktop-bench-1", "server-bench-2", "desktop-bench-3"];
 const EXECUTIONS = !flags.has("--no-executions");
 /** Licenses in the heartbeat fleet, each running one execution (Free: one at a time). */
 const EXEC_LICENSES = Number(process.env.BENCH_EXEC_LICENSES ?? 200);
+/** Licenses running one execution each in the cluster's heartbeat run (per cluster size: each has a database of its own). */
+const CLUSTER_EXEC_LICENSES = Number(process.env.BENCH_CLUSTER_EXEC_LICENSES ?? 60);
 /** Start + end pairs need a license with a free slot per connection in flight, and a few spare. */
 const EXEC_POOL = Math.max(CONNECTIONS, FIXED_CONNECTIONS) * 2;
 
@@ -142,6 +145,18 @@ function cpuMicros(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** The machine's CPU time so far (/proc/stat): busy and total jiffies over every core; null where /proc is not there. */
+function machineCpu() {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = fields[3] + (fields[4] ?? 0);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    return { busy: total - idle, total };
   } catch {
     return null;
   }
@@ -328,9 +343,9 @@ async function times(count, width, task) {
  * The fleet: EXEC_LICENSES Free licenses, each with one machine running one execution (what heartbeats keep alive),
  * and EXEC_POOL Free licenses with one machine and a free slot (where start + end pairs run).
  */
-async function executionFleet(base, signIn) {
+async function executionFleet(base, signIn, { licenses = EXEC_LICENSES, pool: poolSize = EXEC_POOL } = {}) {
   const machine = MACHINES[0];
-  const fleet = await times(EXEC_LICENSES, 8, async (i) => {
+  const fleet = await times(licenses, 8, async (i) => {
     const licenseKey = await realLicense(base, signIn, `bench-exec-${i}@example.com`, 1);
     const started = await postJson(base, "/api/license/executions", {
       license_key: licenseKey,
@@ -339,7 +354,7 @@ async function executionFleet(base, signIn) {
     });
     return { licenseKey, machine, id: started.data.execution.id };
   });
-  const pool = await times(EXEC_POOL, 8, async (i) => ({
+  const pool = await times(poolSize, 8, async (i) => ({
     licenseKey: await realLicense(base, signIn, `bench-exec-pool-${i}@example.com`, 1),
     machine,
   }));
@@ -549,8 +564,24 @@ else {
       const key = await realLicense(running.url, harnessModule.devSignInOverHttp, `bench-${count}@example.com`);
       const requests = validateRequests(key);
       await closedLoop(running.url, requests, WARMUP_SECONDS);
+      const before = machineCpu();
       const result = await closedLoop(running.url, requests);
-      cluster.instances[count] = { validateRps: Math.round(result.rps), failures: result.failures };
+      const after = machineCpu();
+      const figures = { validateRps: Math.round(result.rps), failures: result.failures };
+      if (before && after) figures.busyShare = (after.busy - before.busy) / Math.max(1, after.total - before.total);
+      if (EXECUTIONS) {
+        // A fleet of its own on this cluster's database: each license runs one execution, heartbeats round-robin.
+        const { fleet } = await executionFleet(running.url, harnessModule.devSignInOverHttp, {
+          licenses: CLUSTER_EXEC_LICENSES,
+          pool: 0,
+        });
+        const beats = heartbeatRequests(fleet);
+        await closedLoop(running.url, beats, WARMUP_SECONDS);
+        const beat = await closedLoop(running.url, beats);
+        figures.heartbeatRps = Math.round(beat.rps);
+        figures.failures += beat.failures;
+      }
+      cluster.instances[count] = figures;
     } catch (error) {
       cluster.instances[count] = { error: error instanceof Error ? error.message : String(error) };
     } finally {
@@ -740,7 +771,8 @@ else
     rows.push([
       `validate via nginx, ${count} instance${count === "1" ? "" : "s"}`,
       figures.error ? "failed" : `${figures.validateRps} req/s`,
-      figures.error ?? pct(figures.validateRps / bare.rps),
+      figures.error ??
+        `${pct(figures.validateRps / bare.rps)}${figures.heartbeatRps ? `; heartbeats ${figures.heartbeatRps} req/s` : ""}`,
     ]);
 if (analytics)
   rows.push([
@@ -798,6 +830,11 @@ for (const line of formatFloorTable(floor, {
   loadAverage: `${results.loadAverage.start.join(" ")} → ${results.loadAverage.end.join(" ")}`,
 }))
   console.log(line);
+if (cluster && !cluster.skipped) {
+  results.clusterScaling = clusterScaling(cluster.instances);
+  console.log("");
+  for (const line of formatClusterScaling(results.clusterScaling, availableParallelism())) console.log(line);
+}
 writeFileSync(join(OUT, "api.json"), `${JSON.stringify(results, null, 2)}\n`);
 console.log("\nFigures written to .cache/bench/api.json");
 process.exit(0);

@@ -69,3 +69,52 @@ export function formatFloorTable({ floorMicros, rows }, { database, bareCpuMicro
   }
   return lines;
 }
+
+/** Issue 35: through nginx, 3 instances carry at least this many times one instance's throughput. */
+export const CLUSTER_SCALING_TARGET = 2.5;
+
+/**
+ * The cluster's scaling per path: req/s with 3 instances ÷ with 1, marked against CLUSTER_SCALING_TARGET, beside how
+ * busy the machine's cores were during the 3-instance run (on 2 cores, 3 instances, nginx, PostgreSQL, Redis and the
+ * load generator share them: a busy share near 100 % says the cores, not the service, set the limit).
+ * @param {Record<string, { validateRps?: number, heartbeatRps?: number, busyShare?: number, error?: string }>} instances
+ * @returns {Array<{ name: string, one: number | null, three: number | null, ratio: number | null, busyShare: number | null, met: boolean | null }>}
+ */
+export function clusterScaling(instances) {
+  const one = instances?.[1] ?? {};
+  const three = instances?.[3] ?? {};
+  return [
+    ["validate", "validateRps"],
+    ["execution heartbeat", "heartbeatRps"],
+  ].map(([name, key]) => {
+    const a = finite(one[key]) ? one[key] : null;
+    const b = finite(three[key]) ? three[key] : null;
+    const ratio = a && b !== null ? b / a : null;
+    return {
+      name,
+      one: a,
+      three: b,
+      ratio,
+      busyShare: finite(three.busyShare) ? three.busyShare : null,
+      met: ratio === null ? null : ratio >= CLUSTER_SCALING_TARGET,
+    };
+  });
+}
+
+/** The scaling rows as Markdown lines. */
+export function formatClusterScaling(rows, cores) {
+  const lines = [
+    `Cluster through nginx on PostgreSQL and Redis (${cores} cores on this machine)`,
+    "",
+    "| path | 1 instance | 3 instances | × (target) | cores busy with 3 | |",
+    "|---|---|---|---|---|---|",
+  ];
+  for (const row of rows) {
+    const ratio = row.ratio === null ? "–" : `${row.ratio.toFixed(2)} × (≥ ${CLUSTER_SCALING_TARGET} ×)`;
+    const busy = row.busyShare === null ? "–" : `${Math.round(row.busyShare * 100)} %`;
+    lines.push(
+      `| ${row.name} | ${row.one ?? "–"} req/s | ${row.three ?? "–"} req/s | ${ratio} | ${busy} | ${mark(row.met)} |`,
+    );
+  }
+  return lines;
+}

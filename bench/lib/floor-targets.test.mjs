@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { floorTable, formatFloorTable } from "./floor-targets.mjs";
+import { clusterScaling, floorTable, formatClusterScaling, formatFloorTable } from "./floor-targets.mjs";
 
 const figures = {
   bareCpuMicros: 26,
@@ -53,5 +53,27 @@ describe("issue 35's floor table", () => {
     expect(text[0]).toContain("61.0 µs");
     expect(text).toContain("| validate (retry loop) | 3255 | 237 µs | 3.9 × (≤ 1.5 ×) | 5.6 ms (≤ 5 ms) | NOT MET |");
     expect(text).toContain("| execution start + end | 153 | 183 µs | 3.0 × (≤ 3 ×) | 70 ms (none) | met |");
+  });
+});
+
+describe("the cluster's scaling", () => {
+  it("divides 3 instances' req/s by 1 instance's and marks ≥ 2.5 × met", () => {
+    const rows = clusterScaling({
+      1: { validateRps: 1000, heartbeatRps: 400 },
+      3: { validateRps: 2500, heartbeatRps: 800, busyShare: 0.97 },
+    });
+    expect(rows).toEqual([
+      { name: "validate", one: 1000, three: 2500, ratio: 2.5, busyShare: 0.97, met: true },
+      { name: "execution heartbeat", one: 400, three: 800, ratio: 2, busyShare: 0.97, met: false },
+    ]);
+    expect(formatClusterScaling(rows, 2).at(-1)).toBe(
+      "| execution heartbeat | 400 req/s | 800 req/s | 2.00 × (≥ 2.5 ×) | 97 % | NOT MET |",
+    );
+  });
+
+  it("calls a run that failed or was skipped not measured", () => {
+    const rows = clusterScaling({ 1: { error: "nginx did not start" }, 3: { validateRps: 10 } });
+    expect(rows.map((row) => row.met)).toEqual([null, null]);
+    expect(clusterScaling(undefined).map((row) => row.met)).toEqual([null, null]);
   });
 });

@@ -13,6 +13,7 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { InstanceRegistry } from "./db/instances";
 import { allows, conveniences } from "./exposure";
 import { cullingJob } from "./jobs/culling";
+import { type EmbeddedVacuum, startEmbeddedVacuum } from "./jobs/embedded-vacuum";
 import { releaseUploadsJob } from "./jobs/release-uploads";
 import { retentionJob } from "./jobs/retention";
 import { JobScheduler } from "./jobs/scheduler";
@@ -428,9 +429,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     app.log,
   );
   app.decorate("jobs", jobs);
+  let embeddedVacuum: EmbeddedVacuum | null = null;
   if (config.backgroundJobs) {
     jobs.start();
     outboxRunner.start();
+    embeddedVacuum = startEmbeddedVacuum(database, app.log);
   }
 
   // Held watches would hold the close for their whole wait: answer them first, closing their connections (their apps
@@ -448,6 +451,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     liveEvents.closeAll();
     executionWatches.releaseAll();
     await jobs.stop();
+    await embeddedVacuum?.stop();
     await outboxRunner.stop();
     mail.close();
     await licensing.recorder.stop();

@@ -46,6 +46,11 @@ export interface DatabaseHandle {
    * unsubscribe. Null on PostgreSQL, where `listen` hears them with everything else.
    */
   hear(channel: string, message: (payload: string) => void): Promise<() => Promise<void>> | null;
+  /**
+   * The embedded database: VACUUM (and ANALYZE with `analyze`), which PostgreSQL's autovacuum does on its own and
+   * PGlite, one backend and no autovacuum, never does (jobs/embedded-vacuum.ts). Nothing on PostgreSQL.
+   */
+  vacuum(options: { analyze: boolean }): Promise<void>;
   /** Closes the pool; connections that do not close within a few seconds (a stalled server) are dropped. */
   close(): Promise<void>;
 }
@@ -114,6 +119,7 @@ export async function openDatabase(options: DatabaseOptions, open: OpenOptions =
         await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
       },
       hear: () => null,
+      vacuum: async () => {},
       close: async () => {
         const ending = pool.end();
         await withDeadline(ending, CLOSE_TIMEOUT_MS, "PostgreSQL").catch(() => {
@@ -150,6 +156,10 @@ export async function openDatabase(options: DatabaseOptions, open: OpenOptions =
       notify: async () => {},
       // PGlite's LISTEN takes the name as written: quoted, as the channel holds a colon.
       hear: (channel, message) => opened.listen(`"${channel.replaceAll('"', '""')}"`, message),
+      // Outside any transaction (VACUUM cannot run in one): PGlite runs one statement at a time, so requests wait.
+      vacuum: async ({ analyze }) => {
+        await opened.exec(analyze ? "VACUUM (ANALYZE)" : "VACUUM");
+      },
       close: async () => {
         try {
           await opened.close();
