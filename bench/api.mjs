@@ -38,8 +38,8 @@ import net from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { build } from "esbuild";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
+import { importHarness } from "./lib/build-harness.mjs";
 import { answered, heartbeatRequests, percentiles, startEndPairs } from "./lib/execution-load.mjs";
 import { writeFlameGraph } from "./lib/flame-graph.mjs";
 import { clusterScaling, floorTable, formatClusterScaling, formatFloorTable } from "./lib/floor-targets.mjs";
@@ -380,27 +380,7 @@ function answers(port, probe = null) {
 }
 
 // The HTTP sign-in helper and the in-process analytics harness: TypeScript sources bundled on the fly.
-const harness = join(ROOT, "apps/api/dist/bench-analytics.mjs");
-await build({
-  entryPoints: [join(ROOT, "bench/harness/analytics.ts")],
-  outfile: harness,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  logLevel: "warning",
-  plugins: [
-    {
-      name: "externalize-third-party",
-      setup(b) {
-        b.onResolve({ filter: /^[^./]/ }, (args) =>
-          args.path.startsWith("@flotilla/") ? undefined : { path: args.path, external: true },
-        );
-      },
-    },
-  ],
-});
-const harnessModule = await import(harness);
+const harnessModule = await importHarness("analytics");
 const loadAtStart = loadavg();
 
 // ── a–d: one instance, loopback ──

@@ -12,8 +12,8 @@ import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSy
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { build } from "esbuild";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
+import { importHarness } from "./lib/build-harness.mjs";
 
 const PORT = Number(process.env.BENCH_PORT ?? 3950);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -38,27 +38,7 @@ const cleanup = () => {
 process.on("exit", cleanup);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
-const harness = join(ROOT, "apps/api/dist/bench-distribution.mjs");
-await build({
-  entryPoints: [join(ROOT, "bench/harness/distribution.ts")],
-  outfile: harness,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  logLevel: "warning",
-  plugins: [
-    {
-      name: "externalize-third-party",
-      setup(b) {
-        b.onResolve({ filter: /^[^./]/ }, (args) =>
-          args.path.startsWith("@flotilla/") ? undefined : { path: args.path, external: true },
-        );
-      },
-    },
-  ],
-});
-const { devSignInOverHttp, loadReleaseSigningKey, signArtifact } = await import(harness);
+const { devSignInOverHttp, loadReleaseSigningKey, signArtifact } = await importHarness("distribution");
 
 child = spawn(process.execPath, [join(ROOT, "apps/api/dist/server.js")], {
   env: {

@@ -256,8 +256,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!(size in SIZES)) throw new Error("--size is small or large");
   const scale = Number(value("--scale") ?? SIZES[size]);
   if (!(scale > 0 && scale <= 1)) throw new Error("--scale is a number in (0, 1]");
-  const { migrateHarness } = await import("./lib/scale-harness.mjs");
-  const harness = await migrateHarness();
+  const { importHarness } = await import("./lib/build-harness.mjs");
+  const harness = await importHarness("scale");
   await seed({ size, scale, force: args.includes("--force"), migrate: harness.migrate });
   process.exit(0);
 }

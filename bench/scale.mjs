@@ -17,8 +17,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
+import { importHarness } from "./lib/build-harness.mjs";
 import { percentiles } from "./lib/execution-load.mjs";
-import { migrateHarness } from "./lib/scale-harness.mjs";
 import { ADMIN_CUSTOMER, licenseKeyOf, machineIdOf, SIZES, seed, seededCounts, seededEmail } from "./scale-seed.mjs";
 
 const args = process.argv.slice(2);
@@ -34,7 +34,7 @@ const BASE = `http://127.0.0.1:${PORT}`;
 checkNode();
 ensureDependencies();
 ensureBuild();
-const harness = await migrateHarness();
+const harness = await importHarness("scale");
 const loadAtStart = loadavg();
 
 const sizes = [
