@@ -16,6 +16,37 @@ test("text is set in the self-hosted Inter, loaded from the site itself", async 
   expect(new URL(fonts[0]!).pathname).toMatch(/^\/assets\/inter-variable-subset-[\w-]+\.woff2$/);
 });
 
+/**
+ * Decision 0064: the font is preloaded from the head, after the stylesheet. A preload is fetched at High priority,
+ * where a font found in the stylesheet is fetched at the highest, render-blocking one: Lighthouse's simulated first
+ * paint counted the font's 30 KB as in the first paint's way although `swap` never waits for it.
+ */
+test("the font is preloaded after the stylesheet, as the face the stylesheet declares, and fetched once", async ({
+  page,
+}) => {
+  const fonts: string[] = [];
+  page.on("request", (request) => request.resourceType() === "font" && fonts.push(new URL(request.url()).pathname));
+  await page.goto("/docs/agents");
+  await page.evaluate(() => document.fonts.ready);
+  const head = await page.evaluate(() =>
+    [...document.head.querySelectorAll("link[rel=stylesheet], style, link[rel=preload][as=font]")].map((element) => ({
+      tag: element.tagName.toLowerCase(),
+      rel: element.getAttribute("rel"),
+      href: element.getAttribute("href"),
+      type: element.getAttribute("type"),
+      crossOrigin: element.getAttribute("crossorigin"),
+    })),
+  );
+  const preloads = head.filter((element) => element.rel === "preload");
+  expect(preloads).toHaveLength(1);
+  expect(preloads[0]).toMatchObject({ type: "font/woff2", crossOrigin: "" });
+  expect(preloads[0]!.href).toMatch(/^\/assets\/inter-variable-subset-[\w-]+\.woff2$/);
+  // After the page's styles (a stylesheet or its inlined rules): the first paint's bytes are asked for first.
+  expect(head.findIndex((element) => element.rel === "preload")).toBeGreaterThan(0);
+  // The face the stylesheet declares is the file preloaded: one request, no second download in another mode.
+  expect(fonts).toEqual([preloads[0]!.href]);
+});
+
 test("a slow font neither delays the first paint nor shifts the layout when it arrives", async ({ context }) => {
   // A page of its own: a held font also holds the load event, and with it hydration (decision 0011), which the
   // fixture's page would wait for.
