@@ -18,7 +18,10 @@
 //      CPU per request (closed loop, in b–c's alternating slices) and p50/p99 at 1,000 req/s (d's pacing; start and
 //      end apart). Leases left open when a slice stops mid-pair are ended between slices. Skipped with
 //      --no-executions.
-// Flags: --no-cluster, --no-analytics, --no-executions, --profile (runs the service under `node --cpu-prof` during the validate
+// The service, the bare app, the signature's cost and the cluster run on the production Node line (decision 0041,
+// scripts/lib/node-runtime.mjs: what production runs, fetched from the npm registry when missing); --this-node measures
+// on the Node running the bench instead.
+// Flags: --no-cluster, --no-analytics, --no-executions, --this-node, --profile (runs the service under `node --cpu-prof` during the validate
 // load — or health's with BENCH_PROFILE_TARGET=health, the SDK-like one's with =sdk, execution heartbeats' with
 // =heartbeat, start + end pairs' with =pairs — prints the functions with the
 // most self and inclusive time, and writes a flame graph, .cache/bench/profile/<target>.svg, with its folded stacks). The single instance runs on the embedded database
@@ -32,13 +35,14 @@
 // service's default), BENCH_PORT (3900; the bench uses the ten ports from there), BENCH_SERVER (the bundle the
 // single instance runs, default apps/api/dist/server.js: point it at an older commit's build to compare).
 import { execFileSync, spawn } from "node:child_process";
-import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
+import { ensureNode } from "../scripts/lib/node-runtime.mjs";
 import { importHarness } from "./lib/build-harness.mjs";
 import { answered, heartbeatRequests, percentiles, startEndPairs } from "./lib/execution-load.mjs";
 import { writeFlameGraph } from "./lib/flame-graph.mjs";
@@ -59,6 +63,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 let DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "";
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 const PROFILE = flags.has("--profile");
+/** The Node binary every measured process runs on. */
+const RUNTIME = flags.has("--this-node") ? process.execPath : join(ensureNode(), "node");
+const RUNTIME_VERSION = execFileSync(RUNTIME, ["--version"], { encoding: "utf8" }).trim();
 /** Another build of the service for the single-instance figures (an A/B against an older commit's bundle). */
 const SERVER = process.env.BENCH_SERVER ?? join(ROOT, "apps/api/dist/server.js");
 const OUT = join(ROOT, ".cache/bench");
@@ -108,7 +115,7 @@ if (flags.has("--postgres") && !DATABASE_URL) {
 /** Starts a node process and waits until `readyPath` answers 200; its output goes to .cache/bench/<name>.log. */
 async function startProcess(name, args, env, base, readyPath) {
   const output = createWriteStream(join(OUT, `${name}.log`));
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(RUNTIME, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout.pipe(output);
   child.stderr.pipe(output);
   children.add(child);
@@ -281,18 +288,9 @@ const sdkValidateRequests = (licenseKey) => {
   ];
 };
 
-/** µs of CPU per Ed25519 signature of a signed answer's size on this machine (median of 7 batches). */
+/** µs of CPU per Ed25519 signature of a signed answer's size, on the measured Node (bench/lib/ed25519-micros.mjs). */
 function ed25519Micros() {
-  const { privateKey } = generateKeyPairSync("ed25519");
-  const input = Buffer.from("x".repeat(160));
-  const batches = [];
-  for (let batch = 0; batch < 8; batch++) {
-    const started = process.cpuUsage();
-    for (let i = 0; i < 500; i++) sign(null, input, privateKey);
-    const used = process.cpuUsage(started);
-    if (batch > 0) batches.push((used.user + used.system) / 500); // the first batch warms up
-  }
-  return batches.sort((a, b) => a - b)[3];
+  return Number(execFileSync(RUNTIME, [join(ROOT, "bench/lib/ed25519-micros.mjs")], { encoding: "utf8" }).trim());
 }
 
 /** Signs a customer in (development identity provider), creates a license and binds the bench machines. */
@@ -486,9 +484,17 @@ for (const target of executionTargets) {
   await target.afterSlice?.();
 }
 const BARE_TARGET = { url: BARE, requests: [{ method: "GET", path: "/" }], pid: bareServer.pid };
-const [bare, healthResult, validateResult, sdkResult, heartbeatResult, pairsResult] = await interleaved(
+// The SDK's validations sent to the bare app's signed route: the same bodies and nonces.
+const BARE_SIGNED_TARGET = {
+  url: BARE,
+  requests: sdkValidate.map((request) => ({ ...request, path: "/signed" })),
+  pid: bareServer.pid,
+};
+await closedLoop(BARE, BARE_SIGNED_TARGET.requests, WARMUP_SECONDS);
+const [bare, bareSigned, healthResult, validateResult, sdkResult, heartbeatResult, pairsResult] = await interleaved(
   [
     BARE_TARGET,
+    BARE_SIGNED_TARGET,
     { url: BASE, requests: health, pid: service.pid },
     { url: BASE, requests: validate, pid: service.pid },
     { url: BASE, requests: sdkValidate, pid: service.pid },
@@ -540,6 +546,7 @@ else {
         runtimeDir: join(OUT, "cluster"),
         log: () => {},
         env: { LOG_LEVEL, ...UNLIMITED },
+        node: RUNTIME,
       });
       const key = await realLicense(running.url, harnessModule.devSignInOverHttp, `bench-${count}@example.com`);
       const requests = validateRequests(key);
@@ -597,6 +604,7 @@ const ms = (value) => Number(value.toFixed(2));
 const micros = (value) => (value === null ? null : Number(value.toFixed(1)));
 const results = {
   database: DATABASE_URL ? "postgresql" : "pglite",
+  node: RUNTIME_VERSION,
   connections: CONNECTIONS,
   seconds: SECONDS,
   rounds: ROUNDS,
@@ -612,6 +620,7 @@ const results = {
   // Server CPU per request (µs, every thread): capacity, whatever the load generator's own ceiling.
   cpuMicrosPerRequest: {
     bare: micros(bare.cpuPerRequest),
+    bareSigned: micros(bareSigned.cpuPerRequest),
     health: micros(healthResult.cpuPerRequest),
     validate: micros(validateResult.cpuPerRequest),
     sdkValidate: micros(sdkResult.cpuPerRequest),
@@ -675,6 +684,7 @@ const results = {
   analytics,
   failures:
     bare.failures +
+    bareSigned.failures +
     healthResult.failures +
     validateResult.failures +
     sdkResult.failures +
@@ -691,6 +701,11 @@ const rows = [
     "bare Fastify GET /",
     `${results.bareFastifyRps} req/s`,
     `100.0 %${cpu.bare === null ? "" : `; ${cpu.bare} µs CPU/request`}`,
+  ],
+  [
+    "bare Fastify POST, signed answer",
+    `${Math.round(bareSigned.rps)} req/s`,
+    `${pct(bareSigned.rps / bare.rps)}${perRequest(cpu.bareSigned)}; JSON body, SHA-256, one Ed25519 signature`,
   ],
   ["GET /api/health", `${results.healthRps} req/s`, `${pct(results.healthToBare)}${perRequest(cpu.health)}`],
   [
@@ -762,7 +777,7 @@ if (analytics)
   ]);
 
 console.log(
-  `\n${results.database}; ${CONNECTIONS} connections, ${SECONDS} s per run; LOG_LEVEL=${LOG_LEVEL}; load average ${results.loadAverage.start.join(" ")} → ${results.loadAverage.end.join(" ")}\n`,
+  `\n${results.database}; Node ${RUNTIME_VERSION}; ${CONNECTIONS} connections, ${SECONDS} s per run; LOG_LEVEL=${LOG_LEVEL}; load average ${results.loadAverage.start.join(" ")} → ${results.loadAverage.end.join(" ")}\n`,
 );
 console.log(`${"".padEnd(34)}${"figure".padEnd(18)}vs bare / detail`);
 for (const [name, value, detail] of rows) console.log(`${name.padEnd(34)}${`${value} `.padEnd(18)}${detail}`);
@@ -786,6 +801,7 @@ for (const [name, ok] of targets) console.log(`${ok ? "✓" : "✗"} ${name}`);
 const floor = floorTable({
   bareCpuMicros: cpu.bare,
   signMicros: results.ed25519SignMicros,
+  bareSignedMicros: cpu.bareSigned,
   paths: {
     validate: { rps: results.validateRps, cpuMicros: cpu.validate, p99Ms: results.fixedRate.p99Ms },
     sdkValidate: { rps: results.sdkValidateRps, cpuMicros: cpu.sdkValidate, p99Ms: results.sdkFixedRate.p99Ms },
@@ -805,8 +821,10 @@ results.floor = floor;
 console.log("");
 for (const line of formatFloorTable(floor, {
   database: results.database,
+  node: RUNTIME_VERSION,
   bareCpuMicros: cpu.bare,
   signMicros: results.ed25519SignMicros,
+  bareSignedMicros: cpu.bareSigned,
   loadAverage: `${results.loadAverage.start.join(" ")} → ${results.loadAverage.end.join(" ")}`,
 }))
   console.log(line);

@@ -114,7 +114,8 @@ async function waitReady(url, timeoutMs, isAlive = () => true) {
 
 /**
  * Starts the cluster and resolves once nginx answers. `instances[i]` can be killed, stopped and started again;
- * `stop()` ends everything (nginx first, then the instances with SIGTERM).
+ * `stop()` ends everything (nginx first, then the instances with SIGTERM). `options.node`: the Node binary the
+ * instances run on (this one's by default; bench:api passes the production line's).
  */
 export async function startCluster(options = {}) {
   const count = options.instances ?? 3;
@@ -162,7 +163,7 @@ export async function startCluster(options = {}) {
       },
       async start() {
         const output = createWriteStream(join(runtime, `${name}.log`), { flags: "a" });
-        const child = spawn(process.execPath, ["--enable-source-maps", SERVER], {
+        const child = spawn(options.node ?? process.execPath, ["--enable-source-maps", SERVER], {
           env: { ...sharedEnv, PORT: String(instancePort), INSTANCE_ID: name, DATA_DIR: join(runtime, name) },
           stdio: ["ignore", "pipe", "pipe"],
         });

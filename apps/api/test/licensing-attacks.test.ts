@@ -6,10 +6,11 @@
 import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { retentionJob } from "../src/jobs/retention";
 import { advisoryLockId, runExclusively } from "../src/jobs/scheduler";
 import { AttemptRecorder, REFUSED_MACHINES_NAMED_PER_DAY } from "../src/modules/licenses/attempt-recorder";
+import { changeLicenseTerms } from "../src/modules/licenses/seats/machine-slots";
 import { devSignIn } from "./helpers/dev-sign-in";
 import { setStatus } from "./helpers/license-status";
 import { bearer, licensedCustomer } from "./helpers/licensed-customer";
@@ -34,6 +35,27 @@ async function count(table: string): Promise<number> {
 }
 
 describe("no stale VALID, whatever the client replays", () => {
+  it("a token made in the same second as a change of the license carries the change (the token memo follows the row)", async () => {
+    const { key } = await licensed();
+    const body = { license_key: key, machine_id: "desktop-same-second" };
+    const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString());
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.UTC(2026, 10, 29, 12, 0, 0, 100));
+      const first = (await validate(body)).json().data.token as string;
+      // Again within the second: the same token, byte for byte (what a fresh signature would be).
+      vi.setSystemTime(Date.UTC(2026, 10, 29, 12, 0, 0, 400));
+      expect((await validate(body)).json().data.token).toBe(first);
+      expect(claimsOf(first)).toMatchObject({ tier: "free", max_machines: 3 });
+      await app.licensing.seats.changeByKey(key, (locked) => changeLicenseTerms(locked, { tier: "pro", maxMachines: 7 }));
+      vi.setSystemTime(Date.UTC(2026, 10, 29, 12, 0, 0, 700));
+      const after = (await validate(body)).json().data.token as string;
+      expect(claimsOf(after)).toMatchObject({ tier: "pro", max_machines: 7, iat: claimsOf(first).iat });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("an Idempotency-Key repeated after a suspension answers SUSPENDED, with no token", async () => {
     const { key } = await licensed();
     const body = { license_key: key, machine_id: "desktop-replay" };

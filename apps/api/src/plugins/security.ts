@@ -8,7 +8,6 @@
  * CSP directives again — on every request, in two hooks.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import cors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
 import helmet, { type HelmetOptions } from "helmet";
 import type { Config } from "../config";
@@ -83,8 +82,9 @@ export async function registerSecurity(app: FastifyInstance, config: Config) {
       }
     done();
   });
-  // CORS is closed: the site and the API share one origin; the desktop app is not a browser.
-  await app.register(cors, { origin: false });
+  // CORS stays closed by answering none of it: the site and the API share one origin, and the desktop app is not a
+  // browser. (@fastify/cors with `origin: false` added nothing but a hook on every request; an OPTIONS preflight is
+  // a 404 either way, with no Access-Control-* header: security-headers.test.ts.)
 }
 
 /** The CSP for one HTML page: its own inline scripts by hash, nothing inline otherwise. */

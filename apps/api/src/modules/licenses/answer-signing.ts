@@ -5,7 +5,7 @@
  * pinned in the app, so a proxy on the user's machine cannot rewrite SUSPENDED into VALID, nor replay an old answer.
  * Error answers (404, 403, 429…) are signed too: the app can tell a real refusal from a forged one.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { NONCE_HEADER, SIGNATURE_HEADER, signingInput } from "@flotilla/contracts/seats";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { LicenseSigner } from "./signing";
@@ -22,7 +22,8 @@ export function signatureHeader(
   signer: Pick<LicenseSigner, "kid" | "signDetached">,
   answer: { method: string; path: string; nonce: string | null; body: string | Buffer; created: number },
 ): string {
-  const bodyDigest = createHash("sha256").update(answer.body).digest("base64");
+  // One-shot: no Hash object per answer.
+  const bodyDigest = hash("sha256", answer.body, "base64");
   const signature = signer.signDetached(signingInput({ ...answer, bodyDigest }));
   return `keyid="${signer.kid}", alg="ed25519", created=${answer.created}, nonce="${answer.nonce ?? "-"}", signature="${signature}"`;
 }
@@ -32,7 +33,14 @@ export function signatureHeader(
  * compressed: answers are small, and the signature must cover the bytes the client reads).
  */
 export function signAnswers(signer: LicenseSigner) {
-  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  // A callback hook, not an async one: it runs on every desktop answer and has nothing to wait for (Fastify turns a
+  // throw into the request's error, as it did a rejection).
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: Error | null, payload: unknown) => void,
+  ) => {
     const body = typeof payload === "string" || Buffer.isBuffer(payload) ? payload : "";
     reply.header(
       SIGNATURE_HEADER,
@@ -44,6 +52,6 @@ export function signAnswers(signer: LicenseSigner) {
         created: Math.floor(Date.now() / 1000),
       }),
     );
-    return payload;
+    done(null, payload);
   };
 }

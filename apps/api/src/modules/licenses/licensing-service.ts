@@ -71,6 +71,8 @@ export class LicensingService {
 
   /** Every change to who holds a slot, under the license's seat lock, announced on every instance after commit. */
   readonly seats: Seats;
+  /** This second's offline tokens (`tokenFor`). */
+  private tokens = { second: -1, byRow: new WeakMap<q.LicenseRow, Map<string, string>>() };
 
   constructor(
     private readonly db: Database,
@@ -268,11 +270,7 @@ export class LicensingService {
       1,
       Math.min(CLIENT_CONFIGURATION.offlineGraceSeconds, this.secondsLeft(state.license, now)),
     );
-    const token = await this.signer.sign(
-      this.claims(licenseKey, machineId, license),
-      state.license.id,
-      tokenTtlSeconds,
-    );
+    const token = await this.tokenFor(licenseKey, machineId, state.license, license, tokenTtlSeconds, now);
     return {
       knownMachine: true,
       license: state.license,
@@ -299,6 +297,38 @@ export class LicensingService {
     else if (knownMachine) this.recorder.record(license.id, machineId, code, now);
     // A refused device: the owner sees it in analytics (the first few a day by id, the rest together).
     else this.recorder.recordRefused(license.id, machineId, code, now);
+  }
+
+  /**
+   * The offline token for this machine. Within one second, a machine validating again with the same license row (the
+   * cache's object: any change to the license loads a new one), key and lifetime gets the token already made: the
+   * signer would build the same claims and the same iat, and return the same bytes (Ed25519 is deterministic, and
+   * `compactJwtSigner` keeps this second's signatures). Only the claims' JSON and encoding are saved; every decision
+   * above was made fresh. Bounded: tokens are made only for machines that hold a slot, and the memo is dropped each
+   * second.
+   */
+  private async tokenFor(
+    licenseKey: string,
+    machineId: string,
+    row: q.LicenseRow,
+    license: ReturnType<LicensingService["describe"]>,
+    ttlSeconds: number,
+    now: Date,
+  ): Promise<string> {
+    const second = Math.floor(now.getTime() / 1000);
+    if (second !== this.tokens.second) this.tokens = { second, byRow: new WeakMap() };
+    let forRow = this.tokens.byRow.get(row);
+    if (!forRow) {
+      forRow = new Map();
+      this.tokens.byRow.set(row, forRow);
+    }
+    const key = `${licenseKey}\n${machineId}\n${ttlSeconds}`;
+    let token = forRow.get(key);
+    if (token === undefined) {
+      token = await this.signer.sign(this.claims(licenseKey, machineId, license), row.id, ttlSeconds);
+      forRow.set(key, token);
+    }
+    return token;
   }
 
   private secondsLeft(license: q.LicenseRow, now: Date): number {
