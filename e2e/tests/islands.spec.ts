@@ -87,6 +87,46 @@ test("with the dialogs fetched when idle, a reader who touches nothing fetches a
   expect(over, `over ${UNTOUCHED_JS_BUDGET} B gzip without a touch`).toEqual({});
 });
 
+test("shared chunks are as few as they can be: no two are fetched at the same moment on every page", () => {
+  // Issue 35: 12 script files on a docs page against Starlight's 6. A shared chunk (imported, neither an island nor a
+  // dialog) is fetched up front, when idle with the dialogs, or not at all on each page; two that always share that
+  // moment could be one file at no cost, and the islands build's chunk groups should make them one.
+  type Chunk = { file: string; isEntry?: boolean; isDynamicEntry?: boolean };
+  const manifest = JSON.parse(readFileSync(join(SITE_DIR, "assets/islands/manifest.json"), "utf8")) as Record<
+    string,
+    Chunk
+  >;
+  const shared = Object.values(manifest)
+    .filter((chunk) => !chunk.isEntry && !chunk.isDynamicEntry)
+    .map((chunk) => `/${chunk.file}`);
+  const moments = new Map<string, string>(shared.map((file) => [file, ""]));
+  for (const file of htmlPages(SITE_DIR)) {
+    const html = readFileSync(file, "utf8");
+    const upFront = new Set(upFrontScripts(html));
+    const dialogs = [...new Set([...html.matchAll(/\sdata-opens="([a-z-]+)"/g)].map((match) => match[1]!))];
+    const idle = new Set(dialogs.flatMap(dialogChunks));
+    // The dialogs' renderer is fetched only where a dialog can open (the blog's pages open none).
+    if (dialogs.length === 0)
+      expect([...idle, ...upFront].filter((src) => /\/preact-/.test(src)), relative(SITE_DIR, file)).toEqual([]);
+    for (const chunk of shared) {
+      const moment = upFront.has(chunk) ? "u" : idle.has(chunk) ? "i" : "-";
+      moments.set(chunk, moments.get(chunk) + moment);
+    }
+  }
+  const together = shared.flatMap((a, i) =>
+    shared.slice(i + 1).flatMap((b) => (moments.get(a) === moments.get(b) ? [`${a} + ${b}`] : [])),
+  );
+  expect(together, "shared chunks fetched at the same moment on every page").toEqual([]);
+  // Where it stands (decision 0064): the docs pages fetch 8 files, the home page 10.
+  const filesOf = (page: string) => {
+    const html = readFileSync(join(SITE_DIR, page), "utf8");
+    const dialogs = [...new Set([...html.matchAll(/\sdata-opens="([a-z-]+)"/g)].map((match) => match[1]!))];
+    return new Set([...upFrontScripts(html), ...dialogs.flatMap(dialogChunks)]).size;
+  };
+  expect(filesOf("docs/agents/index.html")).toBeLessThanOrEqual(8);
+  expect(filesOf("index.html")).toBeLessThanOrEqual(10);
+});
+
 test("the portal's shell still loads the React app", () => {
   const shell = readFileSync(join(SITE_DIR, "__spa-fallback.html"), "utf8");
   expect(shell).toContain("__reactRouterContext");
