@@ -107,24 +107,34 @@ test("shared chunks are as few as they can be: no two are fetched at the same mo
     const idle = new Set(dialogs.flatMap(dialogChunks));
     // The dialogs' renderer is fetched only where a dialog can open (the blog's pages open none).
     if (dialogs.length === 0)
-      expect([...idle, ...upFront].filter((src) => /\/preact-/.test(src)), relative(SITE_DIR, file)).toEqual([]);
+      expect(
+        [...idle, ...upFront].filter((src) => /\/preact-/.test(src)),
+        relative(SITE_DIR, file),
+      ).toEqual([]);
     for (const chunk of shared) {
       const moment = upFront.has(chunk) ? "u" : idle.has(chunk) ? "i" : "-";
       moments.set(chunk, moments.get(chunk) + moment);
     }
   }
+  // Kept apart on purpose (decision 0064): Preact and the dialog shell, so that neither makes a long compile task when
+  // idle at 4× CPU.
+  const apart = (pair: string) =>
+    /\/preact-[\w-]+\.js \+ \/assets\/islands\/dialog-|\/dialog-[\w-]+\.js \+ \/assets\/islands\/preact-/.test(pair);
   const together = shared.flatMap((a, i) =>
     shared.slice(i + 1).flatMap((b) => (moments.get(a) === moments.get(b) ? [`${a} + ${b}`] : [])),
   );
-  expect(together, "shared chunks fetched at the same moment on every page").toEqual([]);
-  // Where it stands (decision 0064): the docs pages fetch 8 files, the home page 10.
+  expect(
+    together.filter((pair) => !apart(pair)),
+    "shared chunks fetched at the same moment on every page",
+  ).toEqual([]);
+  // Where it stands (decision 0064): the docs pages fetch 9 files, the home page 11.
   const filesOf = (page: string) => {
     const html = readFileSync(join(SITE_DIR, page), "utf8");
     const dialogs = [...new Set([...html.matchAll(/\sdata-opens="([a-z-]+)"/g)].map((match) => match[1]!))];
     return new Set([...upFrontScripts(html), ...dialogs.flatMap(dialogChunks)]).size;
   };
-  expect(filesOf("docs/agents/index.html")).toBeLessThanOrEqual(8);
-  expect(filesOf("index.html")).toBeLessThanOrEqual(10);
+  expect(filesOf("docs/agents/index.html")).toBeLessThanOrEqual(9);
+  expect(filesOf("index.html")).toBeLessThanOrEqual(11);
 });
 
 test("the portal's shell still loads the React app", () => {
