@@ -47,7 +47,9 @@ describe("no stale VALID, whatever the client replays", () => {
       vi.setSystemTime(Date.UTC(2026, 10, 29, 12, 0, 0, 400));
       expect((await validate(body)).json().data.token).toBe(first);
       expect(claimsOf(first)).toMatchObject({ tier: "free", max_machines: 3 });
-      await app.licensing.seats.changeByKey(key, (locked) => changeLicenseTerms(locked, { tier: "pro", maxMachines: 7 }));
+      await app.licensing.seats.changeByKey(key, (locked) =>
+        changeLicenseTerms(locked, { tier: "pro", maxMachines: 7 }),
+      );
       vi.setSystemTime(Date.UTC(2026, 10, 29, 12, 0, 0, 700));
       const after = (await validate(body)).json().data.token as string;
       expect(claimsOf(after)).toMatchObject({ tier: "pro", max_machines: 7, iat: claimsOf(first).iat });
