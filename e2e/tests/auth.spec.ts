@@ -156,6 +156,8 @@ test.describe("sign-in from the attacker's side", () => {
   });
 
   test("sign out everywhere ends the session in the other browser too", async ({ page, browser }) => {
+    // Two full sign-ins in two browsers: past 30 s on a loaded 2-core machine (a full npm test, 2026-11-29).
+    test.slow();
     const otherContext = await browser.newContext();
     const other = waitingForPageReady(await otherContext.newPage());
     await signIn(other, { email: "two-browsers@example.com", name: "Two Browsers" });
