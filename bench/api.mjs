@@ -455,7 +455,7 @@ if (PROFILE) {
     title: `${target}: ${Math.round(load.rps)} req/s under the profiler, last ${SECONDS} s`,
   });
   console.log(
-    `\n${target} ${Math.round(load.rps)} req/s under the profiler; ${total} samples in the last ${SECONDS} s of ${file}`,
+    `\n${target} ${Math.round(load.rps)} req/s under the profiler (${load.failures} not answered 2xx); ${total} samples in the last ${SECONDS} s of ${file}`,
   );
   console.log(`\nSelf time per package:\n${packages.join("\n")}\n\nSelf time per function:\n${functions.join("\n")}`);
   console.log(`\nInclusive time per function (samples whose stack holds it):\n${inclusive.join("\n")}`);

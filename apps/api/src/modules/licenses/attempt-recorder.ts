@@ -6,7 +6,7 @@
  */
 import { SEAT_RULES } from "@flotilla/contracts/seats";
 import type { Database } from "../../db/client";
-import { type AttemptIncrement, addValidationAttempts, touchLastSeen } from "./queries";
+import { type AttemptIncrement, addValidationAttempts, PartlyWritten, touchLastSeen } from "./queries";
 
 export const ATTEMPT_FLUSH_INTERVAL_MS = 1_000;
 /**
@@ -140,19 +140,22 @@ export class AttemptRecorder {
         await addValidationAttempts(this.db, attempts);
       } catch (error) {
         ok = false;
-        for (const row of attempts) this.add(row); // retried by the next flush
+        // Retried by the next flush: the rows not written, never the statements that committed before the failure.
+        const unwritten = error instanceof PartlyWritten ? (error.unwritten as AttemptIncrement[]) : attempts;
+        for (const row of unwritten) this.add(row);
         this.oldestPendingAt = pendingSince;
-        this.onError(error);
+        this.onError(error instanceof PartlyWritten ? error.cause : error);
       }
       try {
         await touchLastSeen(this.db, seen);
         if (seen.length > 0) this.onSeen?.([...new Set(seen.map((row) => row.licenseId))]);
       } catch (error) {
         ok = false;
+        // Writing a last-seen time again is harmless (the later time wins), so all of them are kept.
         for (const row of seen)
           if (!this.seen.has(`${row.licenseId}\u0000${row.machineId}`))
             this.seen.set(`${row.licenseId}\u0000${row.machineId}`, row);
-        this.onError(error);
+        this.onError(error instanceof PartlyWritten ? error.cause : error);
       }
       this.onFlush?.((performance.now() - started) / 1000, ok);
     });

@@ -239,34 +239,20 @@ function leaseFromRaw(row: Record<string, unknown>): LeaseRow {
  *   open leases in id order) or by another instance's heartbeat is left out, and its heartbeat goes to the lock, which
  *   waits for that decision and sees what it wrote. A statement that holds many rows and waits for none cannot be part
  *   of a deadlock.
- * - One fixed text whatever the number of leases (arrays, not a list of parameters).
+ * - One fixed text whatever the number of leases (arrays, not a list of parameters), in a PL/pgSQL function (migration
+ *   0021, keep_alive_leases) so that it is planned once per connection: planning was half its cost on the embedded
+ *   database. A change to what "holds a slot" means changes that function too.
  */
 export async function keepAliveMany(db: Database, inputs: readonly KeepAliveInput[]): Promise<KeptAlive[]> {
   if (inputs.length === 0) return [];
   const { rows } = (await db.execute(sql`
-    with asked as (
-      select * from unnest(
-        ${sql.param(inputs.map((input) => input.leaseId))}::uuid[],
-        ${sql.param(inputs.map((input) => input.licenseId))}::uuid[],
-        ${sql.param(inputs.map((input) => input.machineId))}::text[]
-      ) as asked(id, license_id, machine_id)
-    ), live as (
-      select lease.id from ${executionLeases} lease
-      join asked on lease.id = asked.id and lease.license_id = asked.license_id and lease.machine_id = asked.machine_id
-      where lease.ended_at is null and lease.stop_requested_at is null and lease.expires_at > clock_timestamp()
-        and exists (select 1 from ${machines} m where m.id = lease.machine_ref and m.status = 'active')
-      order by lease.id
-      for no key update of lease skip locked
-    )
-    update ${executionLeases} lease
-    set last_heartbeat_at = clock_timestamp(),
-        expires_at = clock_timestamp() + make_interval(secs => ${executionExpiresAfterSeconds()})
-    from live
-    where lease.id = live.id
-    returning lease.*, (
-      select count(*)::int from ${executionLeases} held
-      where held.license_id = lease.license_id and held.ended_at is null and held.expires_at > clock_timestamp()
-    ) as running
+    select (kept.lease).*, kept.running
+    from keep_alive_leases(
+      ${sql.param(inputs.map((input) => input.leaseId))}::uuid[],
+      ${sql.param(inputs.map((input) => input.licenseId))}::uuid[],
+      ${sql.param(inputs.map((input) => input.machineId))}::text[],
+      ${executionExpiresAfterSeconds()}::integer
+    ) as kept
   `)) as unknown as { rows: Array<Record<string, unknown>> };
   const kept = new Map<string, { lease: LeaseRow; running: number }>();
   for (const row of rows) kept.set(String(row.id), { lease: leaseFromRaw(row), running: Number(row.running) });
