@@ -195,10 +195,10 @@ export interface AttemptIncrement {
 /**
  * Rows per statement of the counter flush (validation counters, last-seen times). The flush is background work, so it
  * writes in small statements and gives the event loop a turn between them: requests read meanwhile send their
- * statements first. On the embedded database a statement runs on the process's only thread (PGlite), and one 200-row
- * last-seen write took 11–15 ms there every second: the whole of the heartbeat's p99 at 1,000/s (issue 35); 32 rows
- * take about 2 ms. On PostgreSQL each statement holds its rows' locks for as briefly. (PostgreSQL takes at most 65,535
- * parameters per statement, and a flush after an outage can hold far more rows than fit in one.)
+ * statements first. On the embedded database a statement runs on the process's only thread (PGlite): one 200-row
+ * last-seen write took 11–15 ms there every second, and every request that arrived meanwhile waited for all of it
+ * (issue 35); 32 rows take about 1 ms. On PostgreSQL each statement holds its rows' locks as briefly. (PostgreSQL takes
+ * at most 65,535 parameters per statement, and a flush after an outage can hold far more rows than fit in one.)
  */
 export const WRITE_CHUNK_ROWS = 32;
 
@@ -213,14 +213,14 @@ export class PartlyWritten<T> extends Error {
 }
 
 /**
- * Writes rows WRITE_CHUNK_ROWS at a time, a turn of the event loop (its timers phase) between two statements. A failed
- * statement throws PartlyWritten with its rows and the ones after it: a retry must not write the others twice.
+ * Writes rows WRITE_CHUNK_ROWS at a time, each statement on a turn of the event loop (its timers phase) of its own. A
+ * failed statement throws PartlyWritten with its rows and the ones after it: a retry must not write the others twice.
  */
 async function inTurns<T>(rows: T[], write: (chunk: T[]) => Promise<void>): Promise<void> {
   for (let at = 0; at < rows.length; at += WRITE_CHUNK_ROWS) {
     // setImmediate would come back before the statements of requests read in this turn (they are sent from the same
     // check phase, queued after it); a timer comes back after them.
-    if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    await new Promise((resolve) => setTimeout(resolve, 0));
     try {
       await write(rows.slice(at, at + WRITE_CHUNK_ROWS));
     } catch (error) {
@@ -254,18 +254,24 @@ async function addValidationAttemptChunk(db: Database, rows: AttemptIncrement[])
 }
 
 /** Last-seen times for machines and licenses, written in one statement each per chunk. */
-export async function touchLastSeen(db: Database, seen: { licenseId: string; machineId: string; at: Date }[]) {
-  await inTurns(seen, (chunk) => touchLastSeenChunk(db, chunk));
+export async function touchLastSeen(db: Database, seen: SeenMachine[]) {
+  await inTurns(seen, (chunk) => touchMachinesLastSeen(db, chunk));
+  await inTurns(seen, (chunk) => touchLicensesLastSeen(db, chunk));
 }
 
-async function touchLastSeenChunk(db: Database, seen: { licenseId: string; machineId: string; at: Date }[]) {
-  if (seen.length === 0) return;
-  const values = sql.join(
+type SeenMachine = { licenseId: string; machineId: string; at: Date };
+
+function seenValues(seen: SeenMachine[]) {
+  return sql.join(
     seen.map((row) => sql`(${row.licenseId}::uuid, ${row.machineId}, ${row.at.toISOString()}::timestamptz)`),
     sql`, `,
   );
-  // Rows are locked in id order, as every other locker of these rows does (lockLicense): two flushes from two
-  // instances, or a flush and a seat change, can then never each hold a row the other waits for.
+}
+
+// Rows are locked in id order, as every other locker of these rows does (lockLicense): two flushes from two
+// instances, or a flush and a seat change, can then never each hold a row the other waits for.
+async function touchMachinesLastSeen(db: Database, seen: SeenMachine[]) {
+  const values = seenValues(seen);
   await db.execute(sql`
     update machines m set last_seen = greatest(coalesce(m.last_seen, v.at), v.at)
     from (values ${values}) as v(license_id, machine_id, at),
@@ -273,6 +279,10 @@ async function touchLastSeenChunk(db: Database, seen: { licenseId: string; machi
          on x.license_id = w.license_id and x.machine_id = w.machine_id
        order by x.id for update of x) as locked
     where m.id = locked.id and m.license_id = v.license_id and m.machine_id = v.machine_id`);
+}
+
+async function touchLicensesLastSeen(db: Database, seen: SeenMachine[]) {
+  const values = seenValues(seen);
   await db.execute(sql`
     update licenses l set last_seen = greatest(coalesce(l.last_seen, v.at), v.at)
     from (select license_id, max(at) as at from (values ${values}) as v(license_id, machine_id, at) group by license_id) as v,
