@@ -28,6 +28,9 @@ const EMBEDDED_ONLY = [
   "test/shutdown.test.ts",
   "test/embedded-database-lock.test.ts",
   "test/embedded-vacuum.test.ts",
+  // What they prove is the embedded database's: its queries' parsers, and statements that run on the service's thread.
+  "test/pglite-parsers.test.ts",
+  "test/counter-flush-turns.test.ts",
 ];
 /**
  * With a PostgreSQL server (TEST_DATABASE_URL), the API suite runs once, on it — the production database — and only

@@ -19,6 +19,7 @@ import { withDeadline } from "../lib/peer-waits";
 import { boundedPool, DEFAULT_POSTGRES_BOUNDS } from "./bounded-postgres";
 import { type ChangeFeed, type FeedHandlers, listenForChanges } from "./change-feed";
 import { type FolderLock, lockFolder } from "./folder-lock";
+import { drizzleClient } from "./pglite-parsers";
 import * as schema from "./schema";
 import { grantServiceRole, roleOf } from "./service-role";
 
@@ -142,7 +143,8 @@ export async function openDatabase(options: DatabaseOptions, open: OpenOptions =
   let client: PGlite | null = null;
   try {
     client = options.dataDir ? new PGlite(options.dataDir, { extensions }) : new PGlite({ extensions });
-    const db = drizzlePglite(client, { schema });
+    // The types drizzle reads as text are the database's own parsers: drizzle's queries then go without them.
+    const db = drizzlePglite(drizzleClient(client), { schema });
     await migratePglite(db, { migrationsFolder: MIGRATIONS_DIR });
     const opened = client;
     return {
