@@ -1,8 +1,8 @@
 /**
  * Drizzle passes the same parsers with every query it sends PGlite: the date, time and interval types (and their
  * arrays) kept as text, which drizzle maps itself. PGlite merges a query's parsers into a copy of its own table of
- * 318 types, for every query: measured on Node 24, 65 µs of a 70 µs `select 1`, about half of every statement's cost on
- * the embedded database (issue 35). So the database is opened with those parsers as its own, and drizzle's queries go
+ * 318 types, for every query: measured on Node 24, 65 µs of a 135 µs `select 1`, about half of a small statement's
+ * cost on the embedded database (issue 35). So those parsers are made the database's own, and drizzle's queries go
  * through a client that leaves the option out when it holds nothing else: the same parse, without the copy.
  */
 import { type PGlite, type Transaction, types } from "@electric-sql/pglite";

@@ -253,7 +253,7 @@ async function addValidationAttemptChunk(db: Database, rows: AttemptIncrement[])
     do update set attempts = validation_rollups.attempts + excluded.attempts`);
 }
 
-/** Last-seen times for machines and licenses, written in one statement each per chunk. */
+/** Last-seen times: the machines', then their licenses', WRITE_CHUNK_ROWS rows a statement (inTurns). */
 export async function touchLastSeen(db: Database, seen: SeenMachine[]) {
   await inTurns(seen, (chunk) => touchMachinesLastSeen(db, chunk));
   await inTurns(seen, (chunk) => touchLicensesLastSeen(db, chunk));
