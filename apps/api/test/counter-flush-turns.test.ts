@@ -34,25 +34,44 @@ function watched(db: Database, log: string[]): Database {
   });
 }
 
+/** A license bound to `machine` by a validation; its id. */
+async function boundLicense(prefix: string, machine: string): Promise<string> {
+  const { key } = await licensedCustomer(app, prefix);
+  const validated = await app.inject({
+    method: "POST",
+    url: "/api/license/validate",
+    payload: { license_key: key, machine_id: machine },
+  });
+  expect(validated.statusCode).toBe(200);
+  const { rows } = (await app.database.db.execute(
+    sql`select license_id from machines where machine_id = ${machine}`,
+  )) as unknown as { rows: Array<{ license_id: string }> };
+  return rows[0]!.license_id;
+}
+
+/** Runs a flush with a request arriving while it runs; every statement the flush sent, and when each ended. */
+async function flushBesideARequest(flush: (db: Database) => Promise<void>): Promise<string[]> {
+  const log: string[] = [];
+  const flushed = flush(watched(app.database.db, log)).then(() => log.push("flush done"));
+  // A request read while the flush runs: its statement is sent on the next turn of the event loop.
+  const request = new Promise<void>((resolve) =>
+    setImmediate(() => {
+      void app.database.db.execute(sql`select 1`).then(() => {
+        log.push("request's statement answered");
+        resolve();
+      });
+    }),
+  );
+  await Promise.all([flushed, request]);
+  return log;
+}
+
 describe("the counter flush takes turns with requests", () => {
   const ROWS = 200;
 
   it("writes last-seen times in statements of a few rows, with a request's statement let in between", async () => {
-    const { key } = await licensedCustomer(app, "flush-turns");
     const machine = "flush-turns-machine";
-    expect(
-      (
-        await app.inject({
-          method: "POST",
-          url: "/api/license/validate",
-          payload: { license_key: key, machine_id: machine },
-        })
-      ).statusCode,
-    ).toBe(200);
-    const { rows } = (await app.database.db.execute(
-      sql`select license_id from machines where machine_id = ${machine}`,
-    )) as unknown as { rows: Array<{ license_id: string }> };
-    const licenseId = rows[0]!.license_id;
+    const licenseId = await boundLicense("flush-turns", machine);
     const at = new Date(Date.now() + 60_000);
     // One real machine among many the flush names (a busy instance's second of heartbeats).
     const seen = [
@@ -60,14 +79,7 @@ describe("the counter flush takes turns with requests", () => {
       ...Array.from({ length: ROWS - 1 }, (_, i) => ({ licenseId, machineId: `absent-${i}`, at })),
     ];
 
-    const log: string[] = [];
-    const flushed = touchLastSeen(watched(app.database.db, log), seen).then(() => log.push("flush done"));
-    // A request read while the flush runs: its statement is sent on the next turn of the event loop.
-    setImmediate(() => {
-      void app.database.db.execute(sql`select 1`).then(() => log.push("request's statement answered"));
-    });
-    await flushed;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const log = await flushBesideARequest((db) => touchLastSeen(db, seen));
 
     const statements = log.filter((entry) => entry === "flush statement").length;
     expect(statements).toBe(2 * Math.ceil(ROWS / WRITE_CHUNK_ROWS));
@@ -83,17 +95,7 @@ describe("the counter flush takes turns with requests", () => {
   });
 
   it("writes validation counters the same way", async () => {
-    const { key } = await licensedCustomer(app, "flush-turns-counters");
-    const validated = await app.inject({
-      method: "POST",
-      url: "/api/license/validate",
-      payload: { license_key: key, machine_id: "counters-machine" },
-    });
-    expect(validated.statusCode).toBe(200);
-    const { rows } = (await app.database.db.execute(
-      sql`select license_id from machines where machine_id = 'counters-machine'`,
-    )) as unknown as { rows: Array<{ license_id: string }> };
-    const licenseId = rows[0]!.license_id;
+    const licenseId = await boundLicense("flush-turns-counters", "counters-machine");
     const day = new Date().toISOString().slice(0, 10);
     const code = `TURNS_${randomUUID().slice(0, 8)}`;
     const increments = Array.from({ length: ROWS }, (_, i) => ({
@@ -104,13 +106,7 @@ describe("the counter flush takes turns with requests", () => {
       attempts: 1,
     }));
 
-    const log: string[] = [];
-    const flushed = addValidationAttempts(watched(app.database.db, log), increments).then(() => log.push("flush done"));
-    setImmediate(() => {
-      void app.database.db.execute(sql`select 1`).then(() => log.push("request's statement answered"));
-    });
-    await flushed;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const log = await flushBesideARequest((db) => addValidationAttempts(db, increments));
 
     expect(log.filter((entry) => entry === "flush statement").length).toBe(Math.ceil(ROWS / WRITE_CHUNK_ROWS));
     expect(log.indexOf("request's statement answered")).toBeLessThan(log.indexOf("flush done"));
@@ -123,20 +119,7 @@ describe("the counter flush takes turns with requests", () => {
 
 describe("a flush that fails part-way", () => {
   it("retries only the counters it did not write: none lost, none counted twice", async () => {
-    const { key } = await licensedCustomer(app, "flush-part-way");
-    expect(
-      (
-        await app.inject({
-          method: "POST",
-          url: "/api/license/validate",
-          payload: { license_key: key, machine_id: "part-way-machine" },
-        })
-      ).statusCode,
-    ).toBe(200);
-    const { rows } = (await app.database.db.execute(
-      sql`select license_id from machines where machine_id = 'part-way-machine'`,
-    )) as unknown as { rows: Array<{ license_id: string }> };
-    const licenseId = rows[0]!.license_id;
+    const licenseId = await boundLicense("flush-part-way", "part-way-machine");
     const code = `PART_${randomUUID().slice(0, 8)}`;
     const COUNTERS = 3 * WRITE_CHUNK_ROWS;
 

@@ -11,7 +11,7 @@ type Parser = (value: string, typeId?: number) => unknown;
 
 /** The types drizzle keeps as text (drizzle-orm/pglite/session.js), read as drizzle reads them. */
 const keptAsText = (value: string) => value;
-export const DRIZZLE_TEXT_PARSERS: Record<number, Parser> = {
+const DRIZZLE_TEXT_PARSERS: Record<number, Parser> = {
   [types.TIMESTAMP]: keptAsText,
   [types.TIMESTAMPTZ]: keptAsText,
   [types.INTERVAL]: keptAsText,

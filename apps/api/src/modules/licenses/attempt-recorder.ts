@@ -35,6 +35,11 @@ export function utcDay(date: Date): string {
   return text;
 }
 
+/** What made a write fail: a flush that failed part-way reports the statement's own error. */
+function whyNotWritten(error: unknown): unknown {
+  return error instanceof PartlyWritten ? error.cause : error;
+}
+
 export class AttemptRecorder {
   private attempts = new Map<string, AttemptIncrement>();
   private seen = new Map<string, { licenseId: string; machineId: string; at: Date }>();
@@ -144,7 +149,7 @@ export class AttemptRecorder {
         const unwritten = error instanceof PartlyWritten ? (error.unwritten as AttemptIncrement[]) : attempts;
         for (const row of unwritten) this.add(row);
         this.oldestPendingAt = pendingSince;
-        this.onError(error instanceof PartlyWritten ? error.cause : error);
+        this.onError(whyNotWritten(error));
       }
       try {
         await touchLastSeen(this.db, seen);
@@ -155,7 +160,7 @@ export class AttemptRecorder {
         for (const row of seen)
           if (!this.seen.has(`${row.licenseId}\u0000${row.machineId}`))
             this.seen.set(`${row.licenseId}\u0000${row.machineId}`, row);
-        this.onError(error instanceof PartlyWritten ? error.cause : error);
+        this.onError(whyNotWritten(error));
       }
       this.onFlush?.((performance.now() - started) / 1000, ok);
     });
