@@ -16,8 +16,9 @@ import {
   type ExecutionStopReason,
   executionExpiresAfterSeconds,
 } from "@flotilla/contracts/executions";
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../../db/client";
+import { rawRowsOf } from "../../../db/raw-rows";
 import { executionLeases, licenses, machines } from "../../../db/schema";
 import { utcDay } from "../attempt-recorder";
 import {
@@ -214,17 +215,8 @@ export interface KeepAliveInput {
 /** A live lease after its heartbeat, and its license's leases that hold a slot (the answer's `running`). */
 export type KeptAlive = { lease: LeaseRow; running: number } | null;
 
-const LEASE_COLUMNS = Object.entries(getTableColumns(executionLeases));
-
 /** A raw row of execution_leases (column names as in the database) as drizzle's LeaseRow. */
-function leaseFromRaw(row: Record<string, unknown>): LeaseRow {
-  const lease: Record<string, unknown> = {};
-  for (const [key, column] of LEASE_COLUMNS) {
-    const value = row[column.name];
-    lease[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-  }
-  return lease as LeaseRow;
-}
+const leaseFromRaw = rawRowsOf(executionLeases);
 
 /**
  * Heartbeats of live leases, any number of them in one statement and without the seat lock (decision 0057): extends

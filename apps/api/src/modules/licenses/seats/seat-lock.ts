@@ -18,6 +18,7 @@
  */
 import { asc, eq, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../../../db/client";
+import { rawRowsOf } from "../../../db/raw-rows";
 import { licenses } from "../../../db/schema";
 
 export type LicenseRow = typeof licenses.$inferSelect;
@@ -80,17 +81,19 @@ export async function databaseNow(db: Database | Transaction): Promise<Date> {
   return new Date(result.rows[0]!.now);
 }
 
+const licenseFromRaw = rawRowsOf(licenses);
+
 /**
- * Takes the seat lock of a license inside `tx`; null when the license is gone. Two round trips: the license row, then
- * its machine rows, its open leases and the clock in one call (migration 0020's lock_license_slots, in that order).
+ * Takes the seat lock of a license inside `tx`; null when the license is gone. One round trip: migration 0022's
+ * lock_license_seats takes the license row, its machine rows and its open leases in that order, then reads the clock.
  */
 export async function lockLicense(tx: Transaction, licenseId: string): Promise<LockedLicense | null> {
-  const [row] = await tx.select().from(licenses).where(eq(licenses.id, licenseId)).for("no key update");
+  const { rows } = (await tx.execute(
+    sql`select (seats.license).*, seats.now as locked_at from lock_license_seats(${licenseId}::uuid) as seats`,
+  )) as unknown as { rows: Array<Record<string, unknown>> };
+  const [row] = rows;
   if (!row) return null;
-  const result = (await tx.execute(sql`select lock_license_slots(${licenseId}::uuid) as now`)) as unknown as {
-    rows: { now: string | Date }[];
-  };
-  return new Locked(tx, row, new Date(result.rows[0]!.now));
+  return new Locked(tx, licenseFromRaw(row), new Date(row.locked_at as string | Date));
 }
 
 /**
