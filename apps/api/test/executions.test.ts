@@ -270,6 +270,17 @@ describe("execution leases on a free license (one concurrent execution)", () => 
     const retried = await startWith("start-key-0002");
     expect(retried.statusCode).toBe(200);
     expect(retried.json().data.execution.id).not.toBe([...ids][0]);
+    // A key older than its 24 hours names nothing any more: with the slot free, it starts a new execution.
+    await end(key, "idem-a", retried.json().data.execution.id);
+    await app.database.db.execute(
+      sql`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'start-key-0001'`,
+    );
+    const reused = await startWith("start-key-0001", "other-work");
+    expect(reused.statusCode).toBe(200);
+    expect(ids.has(reused.json().data.execution.id)).toBe(false);
+    expect((await startWith("start-key-0001", "other-work")).json().data.execution.id).toBe(
+      reused.json().data.execution.id,
+    );
   });
 
   it("unlimited tiers record leases too, up to a per-machine bound", async () => {
@@ -284,5 +295,14 @@ describe("execution leases on a free license (one concurrent execution)", () => 
     const listed = await post("/api/license/executions/running", { license_key: key, machine_id: "plus-a" });
     expect(listed.json().data.running).toHaveLength(3);
     expect(listed.json().data.running.every((row: { this_machine: boolean }) => row.this_machine)).toBe(true);
+    // The bound is per machine: at it, this machine is refused and another still starts.
+    for (let i = 3; i < EXECUTION_RULES.maxPerMachineUnlimited; i += 1) {
+      expect((await start(key, "plus-a")).statusCode).toBe(200);
+    }
+    const beyond = await start(key, "plus-a");
+    expect(beyond.statusCode).toBe(409);
+    expect(beyond.json()).toMatchObject({ code: EXECUTION_CODES.limit, limit: EXECUTION_RULES.maxPerMachineUnlimited });
+    await bind(key, "plus-b");
+    expect((await start(key, "plus-b")).statusCode).toBe(200);
   });
 });

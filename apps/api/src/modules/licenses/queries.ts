@@ -428,11 +428,6 @@ export async function claimIdempotencyKey(
   return inserted.length === 1;
 }
 
-/** Frees a key claimed by a request that changed nothing (a refused execution start), so a retry may try again. */
-export async function releaseIdempotencyKey(tx: Database, scope: string, key: string) {
-  await tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
-}
-
 export async function storeIdempotentResponse(tx: Database, scope: string, key: string, response: unknown) {
   await tx
     .update(idempotencyKeys)

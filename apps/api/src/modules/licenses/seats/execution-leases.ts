@@ -21,14 +21,7 @@ import type { Database, Transaction } from "../../../db/client";
 import { rawRowsOf } from "../../../db/raw-rows";
 import { executionLeases, licenses, machines } from "../../../db/schema";
 import { utcDay } from "../attempt-recorder";
-import {
-  claimIdempotencyKey,
-  findIdempotentAnswer,
-  recordUsage,
-  releaseIdempotencyKey,
-  storeIdempotentResponse,
-  usageOfEnded,
-} from "../queries";
+import { recordUsage, usageOfEnded } from "../queries";
 import { termsOf } from "./license-terms";
 import type { LicenseRow, LockedLicense } from "./seat-lock";
 
@@ -120,13 +113,26 @@ async function slotOf(locked: LockedLicense, machineId: string): Promise<{ id: s
   return row ?? null;
 }
 
-/** Whether one more lease on this machine would pass the license's limit (null: unlimited, a per-machine bound). */
-function full(held: HeldExecution[], limit: number | null, machineId: string): boolean {
-  if (limit === null) {
-    return held.filter((lease) => lease.machineId === machineId).length >= EXECUTION_RULES.maxPerMachineUnlimited;
-  }
-  return held.length >= limit;
+/** The leases that hold a slot of a license: all of them, and this machine's. */
+interface HeldCounts {
+  running: number;
+  onMachine: number;
 }
+
+const countsOf = (held: HeldExecution[], machineId: string): HeldCounts => ({
+  running: held.length,
+  onMachine: held.filter((lease) => lease.machineId === machineId).length,
+});
+
+/**
+ * Whether one more lease on this machine would pass the license's limit (null: unlimited, a per-machine bound).
+ * roomFor is the same rule in SQL, for a start decided in one statement: the two change together.
+ */
+function full({ running, onMachine }: HeldCounts, limit: number | null): boolean {
+  return limit === null ? onMachine >= EXECUTION_RULES.maxPerMachineUnlimited : running >= limit;
+}
+const roomFor = (limit: number | null) =>
+  limit === null ? sql`held.on_machine < ${EXECUTION_RULES.maxPerMachineUnlimited}` : sql`held.running < ${limit}`;
 
 export type StartOutcome =
   | { outcome: "started"; lease: LeaseRow; running: number; limit: number | null }
@@ -136,15 +142,21 @@ export type StartOutcome =
   | { outcome: "not-activated" }
   | NotInForce;
 
-/** Starts an execution unless the license's held executions are at its limit. */
+/**
+ * Starts an execution unless the license's held executions are at its limit. Under the lock, one statement decides
+ * and writes (issue 35): the machine's slot, an earlier start with the same Idempotency-Key, the leases that hold a
+ * slot, and, when the slot is held, the key is new and there is room, the lease and the key's answer together. A
+ * refusal writes nothing (a retry with its key may win later) and reads who holds the slots for its answer.
+ */
 export async function startExecution(
   locked: LockedLicense,
   input: {
     machineId: string;
     feature: string;
     /**
-     * A retried start (its answer was lost) must not start a second execution: the key is claimed under the lock, so
-     * a retry waits for the first attempt and replays its execution. A refusal releases the key (a retry may win).
+     * A retried start (its answer was lost) must not start a second execution: the key is written with the lease, under
+     * the lock, so a retry waits for the first attempt and replays its execution. A key older than `expiredBefore`
+     * names nothing any more (retention deletes it later).
      */
     idempotency?: { scope: string; key: string; requestHash: string; expiredBefore: Date };
   },
@@ -154,55 +166,71 @@ export async function startExecution(
   const { tx, license, now } = locked;
   const blocked = notInForce(license, now);
   if (blocked) return { outcome: "license-not-in-force", code: blocked };
-  const slot = await slotOf(locked, input.machineId);
-  if (!slot) return { outcome: "not-activated" };
-  const { idempotency } = input;
-  if (idempotency) {
-    const claimed = await claimIdempotencyKey(
-      tx,
-      { ...idempotency, statusCode: 200, response: {} },
-      now,
-      idempotency.expiredBefore,
-    );
-    if (!claimed) {
-      const stored = await findIdempotentAnswer(tx, idempotency.scope, idempotency.key, idempotency.expiredBefore);
-      const answer = (stored?.response ?? {}) as { execution_id?: string; running?: number };
-      return {
-        outcome: "replay",
-        stored: stored
-          ? { requestHash: stored.requestHash, executionId: answer.execution_id ?? null, running: answer.running ?? 1 }
-          : null,
-      };
-    }
-  }
   const limit = termsOf(license).executionLimit;
+  const { idempotency } = input;
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const { rows } = (await tx.execute(sql`
+    with slot as (
+      select id from machines
+      where license_id = ${license.id}::uuid and machine_id = ${input.machineId} and status = 'active'
+    ), earlier as (
+      select request_hash, response from idempotency_keys
+      where ${
+        idempotency
+          ? sql`scope = ${idempotency.scope} and key = ${idempotency.key}
+              and created_at >= ${idempotency.expiredBefore.toISOString()}::timestamptz`
+          : sql`false`
+      }
+    ), held as (
+      select count(*)::integer as running, (count(*) filter (where machine_id = ${input.machineId}))::integer as on_machine
+      from execution_leases
+      where license_id = ${license.id}::uuid and ended_at is null and expires_at > ${at}
+    ), started as (
+      insert into execution_leases (license_id, machine_id, machine_ref, feature, started_at, last_heartbeat_at, expires_at)
+      select ${license.id}::uuid, ${input.machineId}, slot.id, ${input.feature}, ${at}, ${at},
+        ${expiryFrom(now).toISOString()}::timestamptz
+      from slot, held
+      where not exists (select 1 from earlier) and ${roomFor(limit)}
+      returning *
+    )${
+      idempotency
+        ? sql`, kept as (
+      insert into idempotency_keys (scope, key, request_hash, status_code, response, created_at)
+      select ${idempotency.scope}, ${idempotency.key}, ${idempotency.requestHash}, 200,
+        jsonb_build_object('execution_id', started.id, 'running', held.running + 1), ${at}
+      from started, held
+      on conflict (scope, key) do update
+      set request_hash = excluded.request_hash, status_code = excluded.status_code, response = excluded.response,
+        created_at = excluded.created_at
+      where idempotency_keys.created_at < ${idempotency.expiredBefore.toISOString()}::timestamptz
+    )`
+        : sql``
+    }
+    select (select id from slot) as slot_id, held.running as held_running,
+      earlier.request_hash as earlier_request_hash, earlier.response as earlier_response, started.*
+    from held left join earlier on true left join started on true
+  `)) as unknown as { rows: Array<Record<string, unknown>> };
+  const row = rows[0]!;
+  if (!row.slot_id) return { outcome: "not-activated" };
+  if (row.earlier_request_hash) {
+    const answer = (row.earlier_response ?? {}) as { execution_id?: string; running?: number };
+    return {
+      outcome: "replay",
+      stored: {
+        requestHash: String(row.earlier_request_hash),
+        executionId: answer.execution_id ?? null,
+        running: answer.running ?? 1,
+      },
+    };
+  }
+  if (row.id) {
+    locked.announceExecutions();
+    return { outcome: "started", lease: leaseFromRaw(row), running: Number(row.held_running) + 1, limit };
+  }
   const held = await heldExecutions(tx, [license.id], now);
-  if (full(held, limit, input.machineId)) {
-    if (idempotency) await releaseIdempotencyKey(tx, idempotency.scope, idempotency.key);
-    const shown = limit ?? held.length;
-    await onRefused?.(held, shown);
-    return { outcome: "limit", held, limit: shown };
-  }
-  const [lease] = await tx
-    .insert(executionLeases)
-    .values({
-      licenseId: license.id,
-      machineId: input.machineId,
-      machineRef: slot.id,
-      feature: input.feature,
-      startedAt: now,
-      lastHeartbeatAt: now,
-      expiresAt: expiryFrom(now),
-    })
-    .returning();
-  if (idempotency) {
-    await storeIdempotentResponse(tx, idempotency.scope, idempotency.key, {
-      execution_id: lease!.id,
-      running: held.length + 1,
-    });
-  }
-  locked.announceExecutions();
-  return { outcome: "started", lease: lease!, running: held.length + 1, limit };
+  const shown = limit ?? held.length;
+  await onRefused?.(held, shown);
+  return { outcome: "limit", held, limit: shown };
 }
 
 /** Who asks to keep which lease alive: the license and machine a desktop request names, and the lease's id. */
@@ -318,7 +346,7 @@ export async function heartbeatLocked(
       const ended = await endLease(tx, lease, "expired", lease.expiresAt);
       return { outcome: "ended", lease: ended ?? lease };
     }
-    if (full(held, limit, input.machineId)) return { outcome: "limit", held, limit: limit ?? held.length };
+    if (full(countsOf(held, input.machineId), limit)) return { outcome: "limit", held, limit: limit ?? held.length };
   }
   const [updated] = await tx
     .update(executionLeases)
