@@ -12,11 +12,11 @@
 //      (scripts/lib/cluster.mjs), with the 3 ÷ 1 ratio against issue 35's 2.5 × and how busy the machine's cores were;
 //      skipped with a message when PostgreSQL (127.0.0.1:5432) or Redis (127.0.0.1:6379) does not answer;
 //   f. the 30-day device analytics with 10 k vs 1 M validation events recorded (in process, a few seconds);
-//   g. execution leases (decision 0048), with a fresh nonce each as the SDK signs them: heartbeats spread round-robin
-//      over a fleet of BENCH_EXEC_LICENSES (200) Free licenses each running one execution, and start + end pairs on a
-//      pool of Free licenses with a free slot (one per connection in flight, each handed back after its end); server
-//      CPU per request (closed loop, in b–c's alternating slices) and p50/p99 at 1,000 req/s (d's pacing; start and
-//      end apart). Leases left open when a slice stops mid-pair are ended between slices. Skipped with
+//   g. execution leases (decision 0048), with a fresh nonce and Idempotency-Key each as the SDK sends them: heartbeats
+//      spread round-robin over a fleet of BENCH_EXEC_LICENSES (200) Free licenses each running one execution, and start
+//      + end pairs on a pool of Free licenses with a free slot (one per connection in flight, each handed back after its
+//      end); server CPU per request (closed loop, in b–c's alternating slices) and p50/p99 at 1,000 req/s (d's pacing;
+//      start and end apart). Leases left open when a slice stops mid-pair are ended between slices. Skipped with
 //      --no-executions.
 // The service, the bare app, the signature's cost and the cluster run on the production Node line (decision 0041,
 // scripts/lib/node-runtime.mjs: what production runs, fetched from the npm registry when missing); --this-node measures
@@ -44,7 +44,7 @@ import autocannon from "autocannon";
 import { checkNode, ensureBuild, ensureDependencies, ROOT } from "../scripts/lib/bootstrap.mjs";
 import { ensureNode } from "../scripts/lib/node-runtime.mjs";
 import { importHarness } from "./lib/build-harness.mjs";
-import { answered, heartbeatRequests, percentiles, startEndPairs } from "./lib/execution-load.mjs";
+import { answered, heartbeatRequests, percentiles, signedHeaders, startEndPairs } from "./lib/execution-load.mjs";
 import { writeFlameGraph } from "./lib/flame-graph.mjs";
 import { clusterScaling, floorTable, formatClusterScaling, formatFloorTable } from "./lib/floor-targets.mjs";
 import { summarize } from "./lib/profile-summary.mjs";
@@ -264,7 +264,8 @@ const validateRequests = (licenseKey) =>
 
 /**
  * The same validations as the SDK sends them: each with a fresh `flotilla-nonce`, which the signed answer echoes, so
- * no two answers share a signing input (a retry loop without a nonce repeats one within the second).
+ * no two answers share a signing input (a retry loop without a nonce repeats one within the second), and an
+ * Idempotency-Key of its own.
  */
 const sdkValidateRequests = (licenseKey) => {
   let sent = 0;
@@ -276,7 +277,7 @@ const sdkValidateRequests = (licenseKey) => {
         sent += 1;
         return {
           ...request,
-          headers: { "content-type": "application/json", "flotilla-nonce": randomBytes(12).toString("base64url") },
+          headers: signedHeaders(),
           body: JSON.stringify({
             license_key: licenseKey,
             machine_id: MACHINES[sent % MACHINES.length],
@@ -388,10 +389,13 @@ const dataDir = mkdtempSync(join(tmpdir(), "flotilla-bench-api-"));
 cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
 const profileDir = join(OUT, "profile");
 if (PROFILE) rmSync(profileDir, { recursive: true, force: true });
+// The bare app's heartbeat writes to the same kind of database as the service: PostgreSQL, or PGlite on disk.
+const bareDataDir = mkdtempSync(join(tmpdir(), "flotilla-bench-bare-"));
+cleanups.push(() => rmSync(bareDataDir, { recursive: true, force: true }));
 const bareServer = await startProcess(
   "bare-fastify",
   [join(ROOT, "bench/lib/bare-fastify.mjs")],
-  { PORT: String(BARE_PORT) },
+  { PORT: String(BARE_PORT), BARE_DATABASE_URL: DATABASE_URL, BARE_DATA_DIR: bareDataDir },
   BARE,
   "/",
 );
@@ -425,7 +429,13 @@ let executions = null;
 if ((EXECUTIONS && !PROFILE) || profileTarget === "heartbeat" || profileTarget === "start-end") {
   const setupStarted = Date.now();
   const { fleet, pool } = await executionFleet(BASE, harnessModule.devSignInOverHttp);
-  executions = { heartbeat: heartbeatRequests(fleet), pairs: startEndPairs(pool) };
+  // The bare app's heartbeat keeps the same leases alive: the fleet's ids are rows of its own table too.
+  await postJson(BARE, "/seed", { ids: fleet.map((lease) => lease.id) });
+  executions = {
+    heartbeat: heartbeatRequests(fleet),
+    pairs: startEndPairs(pool),
+    bareHeartbeat: heartbeatRequests(fleet),
+  };
   console.log(
     `Executions: ${fleet.length} Free licenses running one execution each, ${pool.length} with a free slot for start + end (${((Date.now() - setupStarted) / 1000).toFixed(1)} s to set up)`,
   );
@@ -477,10 +487,12 @@ const executionTargets = executions
         pid: service.pid,
         afterSlice: () => executions.pairs.tidy((path, body) => postJson(BASE, path, body)),
       },
+      // Issue 35's heartbeat as it says it should be: one conditional update and one signature, in bare Fastify.
+      { url: BARE, requests: executions.bareHeartbeat, pid: bareServer.pid },
     ]
   : [];
 for (const target of executionTargets) {
-  await closedLoop(BASE, target.requests, WARMUP_SECONDS);
+  await closedLoop(target.url, target.requests, WARMUP_SECONDS);
   await target.afterSlice?.();
 }
 const BARE_TARGET = { url: BARE, requests: [{ method: "GET", path: "/" }], pid: bareServer.pid };
@@ -491,21 +503,22 @@ const BARE_SIGNED_TARGET = {
   pid: bareServer.pid,
 };
 await closedLoop(BARE, BARE_SIGNED_TARGET.requests, WARMUP_SECONDS);
-const [bare, bareSigned, healthResult, validateResult, sdkResult, heartbeatResult, pairsResult] = await interleaved(
-  [
-    BARE_TARGET,
-    BARE_SIGNED_TARGET,
-    { url: BASE, requests: health, pid: service.pid },
-    { url: BASE, requests: validate, pid: service.pid },
-    { url: BASE, requests: sdkValidate, pid: service.pid },
-    ...executionTargets,
-  ],
-  SECONDS,
-  (target, seconds) => closedLoop(target.url, target.requests, seconds, target.pid),
-);
+const [bare, bareSigned, healthResult, validateResult, sdkResult, heartbeatResult, pairsResult, bareHeartbeatResult] =
+  await interleaved(
+    [
+      BARE_TARGET,
+      BARE_SIGNED_TARGET,
+      { url: BASE, requests: health, pid: service.pid },
+      { url: BASE, requests: validate, pid: service.pid },
+      { url: BASE, requests: sdkValidate, pid: service.pid },
+      ...executionTargets,
+    ],
+    SECONDS,
+    (target, seconds) => closedLoop(target.url, target.requests, seconds, target.pid),
+  );
 const signatureMicros = ed25519Micros();
 // The bare app at the same pace is the machine's floor for the latency figure.
-const [bareFixed, fixed, sdkFixed, heartbeatFixed, pairsFixed] = await interleaved(
+const [bareFixed, fixed, sdkFixed, heartbeatFixed, pairsFixed, bareHeartbeatFixed] = await interleaved(
   [
     BARE_TARGET,
     { url: BASE, requests: validate },
@@ -658,6 +671,16 @@ const results = {
             failures: heartbeatFixed.failures,
           },
         },
+        /** Issue 35's heartbeat in bare Fastify: one conditional UPDATE on the same kind of database, one signature. */
+        bareHeartbeat: {
+          rps: Math.round(bareHeartbeatResult.rps),
+          cpuMicrosPerRequest: micros(bareHeartbeatResult.cpuPerRequest),
+          fixedRate: {
+            p50Ms: ms(bareHeartbeatFixed.p50),
+            p99Ms: ms(bareHeartbeatFixed.p99),
+            maxMs: ms(bareHeartbeatFixed.max),
+          },
+        },
         startEnd: {
           rps: Math.round(pairsResult.rps),
           pairsPerSecond: Math.round(pairsResult.rps / 2),
@@ -689,7 +712,8 @@ const results = {
     validateResult.failures +
     sdkResult.failures +
     (heartbeatResult?.failures ?? 0) +
-    (pairsResult?.failures ?? 0),
+    (pairsResult?.failures ?? 0) +
+    (bareHeartbeatResult?.failures ?? 0),
 };
 
 const pct = (ratio) => `${(ratio * 100).toFixed(1)} %`;
@@ -802,6 +826,9 @@ const floor = floorTable({
   bareCpuMicros: cpu.bare,
   signMicros: results.ed25519SignMicros,
   bareSignedMicros: cpu.bareSigned,
+  bareHeartbeat: exec
+    ? { cpuMicros: exec.bareHeartbeat.cpuMicrosPerRequest, p99Ms: exec.bareHeartbeat.fixedRate.p99Ms }
+    : null,
   paths: {
     validate: { rps: results.validateRps, cpuMicros: cpu.validate, p99Ms: results.fixedRate.p99Ms },
     sdkValidate: { rps: results.sdkValidateRps, cpuMicros: cpu.sdkValidate, p99Ms: results.sdkFixedRate.p99Ms },

@@ -1,12 +1,13 @@
 // Execution-lease load for bench/api.mjs (decision 0048), as autocannon request lists: heartbeats round-robin over a
-// fleet of running leases, and start + end pairs on licenses with a free slot. Every call carries a fresh nonce, as
-// the SDK signs them (each answer is a new Ed25519 signature).
-import { randomBytes } from "node:crypto";
+// fleet of running leases, and start + end pairs on licenses with a free slot. Every call carries a fresh nonce and
+// an Idempotency-Key of its own, as the SDK sends them (each answer is a new Ed25519 signature; a start stores its key).
+import { randomBytes, randomUUID } from "node:crypto";
 
-/** Headers of a signed desktop call as the SDK sends it. */
+/** Headers of a signed desktop call as the SDK sends it: a nonce, and one Idempotency-Key per logical call. */
 export const signedHeaders = () => ({
   "content-type": "application/json",
   "flotilla-nonce": randomBytes(12).toString("base64url"),
+  "idempotency-key": randomUUID(),
 });
 
 /**

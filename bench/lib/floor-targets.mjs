@@ -2,7 +2,9 @@
 // per request + one Ed25519 signature, both measured in the same run), and its p99 at 1,000 req/s, each beside its
 // target and marked met / not met. A missing figure (a skipped part of the run) is "not measured", never "met".
 // Beside it, each path against a signed POST in bare Fastify (bench/lib/bare-fastify.mjs): what Fastify itself costs
-// to parse a JSON body and send one signed answer, so the table says how much of a path is the service's own.
+// to parse a JSON body and send one signed answer, so the table says how much of a path is the service's own. Under it,
+// the heartbeat as the issue says it should be ("a conditional update of one row and one signature", in bare Fastify
+// on the same kind of database): the least a heartbeat can cost here, against the floor and against the service's.
 
 /** The targets of issue 35: CPU as a multiple of the floor, p99 in ms at 1,000 req/s (null: no latency target). */
 export const FLOOR_TARGETS = [
@@ -16,12 +18,14 @@ const finite = (value) => typeof value === "number" && Number.isFinite(value);
 
 /**
  * @param {{ bareCpuMicros: number | null, signMicros: number | null, bareSignedMicros?: number | null,
+ *   bareHeartbeat?: { cpuMicros: number | null, p99Ms: number | null } | null,
  *   paths: Record<string, { rps?: number, cpuMicros: number | null, p99Ms?: number | null } | undefined> }} figures
  * @returns {{ floorMicros: number | null, rows: Array<{ name: string, rps: number | null, cpuMicros: number | null,
  *   ratio: number | null, vsSignedPost: number | null, maxRatio: number, p99Ms: number | null, maxP99Ms: number | null,
- *   cpuMet: boolean | null, p99Met: boolean | null, met: boolean | null }> }}
+ *   cpuMet: boolean | null, p99Met: boolean | null, met: boolean | null }>,
+ *   bareHeartbeat: { cpuMicros: number, ratio: number | null, p99Ms: number | null, serviceToBare: number | null } | null }}
  */
-export function floorTable({ bareCpuMicros, signMicros, bareSignedMicros = null, paths }) {
+export function floorTable({ bareCpuMicros, signMicros, bareSignedMicros = null, bareHeartbeat = null, paths }) {
   const floorMicros = finite(bareCpuMicros) && finite(signMicros) ? bareCpuMicros + signMicros : null;
   const rows = FLOOR_TARGETS.map(({ key, name, maxRatio, maxP99Ms }) => {
     const path = paths[key];
@@ -46,14 +50,28 @@ export function floorTable({ bareCpuMicros, signMicros, bareSignedMicros = null,
       met,
     };
   });
-  return { floorMicros, rows };
+  const heartbeat = rows.find((row) => row.name === "execution heartbeat");
+  const bareMicros = finite(bareHeartbeat?.cpuMicros) ? bareHeartbeat.cpuMicros : null;
+  return {
+    floorMicros,
+    rows,
+    bareHeartbeat:
+      bareMicros === null
+        ? null
+        : {
+            cpuMicros: bareMicros,
+            ratio: floorMicros ? bareMicros / floorMicros : null,
+            p99Ms: finite(bareHeartbeat.p99Ms) ? bareHeartbeat.p99Ms : null,
+            serviceToBare: heartbeat?.cpuMicros ? heartbeat.cpuMicros / bareMicros : null,
+          },
+  };
 }
 
 const mark = (met) => (met === null ? "not measured" : met ? "met" : "NOT MET");
 
 /** The table as text lines (Markdown, so that it pastes into the issue and the README as it is). */
 export function formatFloorTable(
-  { floorMicros, rows },
+  { floorMicros, rows, bareHeartbeat = null },
   { database, node = null, bareCpuMicros, signMicros, bareSignedMicros = null, loadAverage },
 ) {
   const lines = [
@@ -72,6 +90,13 @@ export function formatFloorTable(
         : `${row.p99Ms === null ? "–" : `${row.p99Ms} ms`} (≤ ${row.maxP99Ms} ms)`;
     lines.push(
       `| ${row.name} | ${row.rps ?? "–"} | ${row.cpuMicros === null ? "–" : `${row.cpuMicros} µs`} | ${ratio} | ${row.vsSignedPost === null ? "–" : `${row.vsSignedPost.toFixed(1)} ×`} | ${p99} | ${mark(row.met)} |`,
+    );
+  }
+  if (bareHeartbeat) {
+    const times = (value) => (value === null ? "?" : `${value.toFixed(1)} ×`);
+    lines.push(
+      "",
+      `The least a heartbeat can be here ("a conditional update of one row and one signature", in bare Fastify on ${database}): ${bareHeartbeat.cpuMicros} µs CPU = ${times(bareHeartbeat.ratio)} the floor, p99 ${bareHeartbeat.p99Ms ?? "?"} ms at 1,000/s; the service's heartbeat costs ${times(bareHeartbeat.serviceToBare)} that.`,
     );
   }
   return lines;

@@ -69,6 +69,26 @@ describe("issue 35's floor table", () => {
   });
 });
 
+describe("the heartbeat as issue 35 says it should be", () => {
+  it("prints the bare heartbeat against the floor and the service's heartbeat against it, never moving a mark", () => {
+    const table = floorTable({ ...figures, bareHeartbeat: { cpuMicros: 61, p99Ms: 1.2 } });
+    expect(table.bareHeartbeat).toEqual({ cpuMicros: 61, ratio: 1, p99Ms: 1.2, serviceToBare: 1.5 });
+    expect(table.rows[2].met).toBe(true);
+    const text = formatFloorTable(table, printed);
+    expect(text.at(-1)).toBe(
+      'The least a heartbeat can be here ("a conditional update of one row and one signature", in bare Fastify on postgresql): 61 µs CPU = 1.0 × the floor, p99 1.2 ms at 1,000/s; the service\'s heartbeat costs 1.5 × that.',
+    );
+  });
+
+  it("prints nothing of it when it was not measured", () => {
+    for (const bareHeartbeat of [undefined, null, { cpuMicros: null, p99Ms: 1 }]) {
+      const table = floorTable({ ...figures, bareHeartbeat });
+      expect(table.bareHeartbeat).toBeNull();
+      expect(formatFloorTable(table, printed).join("\n")).not.toContain("The least a heartbeat");
+    }
+  });
+});
+
 describe("the cluster's scaling", () => {
   it("divides 3 instances' req/s by 1 instance's and marks ≥ 2.5 × met", () => {
     const rows = clusterScaling({
