@@ -283,6 +283,28 @@ describe("execution leases on a free license (one concurrent execution)", () => 
     );
   });
 
+  // PostgreSQL's clock has microseconds, a decision's clock under the lock only milliseconds (a JavaScript Date): an end
+  // stamped with microseconds was followed by a start recorded up to 1 ms before it (found by racing them).
+  it("an end is stamped to the millisecond, as a start is: the next start never begins before it ended", async () => {
+    const { key } = await licensedCustomer(app, "exec-stamp");
+    await bind(key, "stamp-a");
+    for (let round = 0; round < 5; round += 1) {
+      const { id } = (await start(key, "stamp-a")).json().data.execution;
+      expect((await end(key, "stamp-a", id)).statusCode).toBe(200);
+    }
+    const result = (await app.database.db.execute(sql`
+      select e.ended_at = date_trunc('milliseconds', e.ended_at) as whole_ms,
+        next.started_at >= e.ended_at as after_it
+      from execution_leases e join licenses l on l.id = e.license_id
+      left join lateral (
+        select started_at from execution_leases n where n.license_id = e.license_id and n.started_at > e.started_at
+        order by n.started_at limit 1
+      ) next on true
+      where l.license_key = ${key}`)) as unknown as { rows: { whole_ms: boolean; after_it: boolean | null }[] };
+    expect(result.rows).toHaveLength(5);
+    expect(result.rows.every((row) => row.whole_ms && row.after_it !== false)).toBe(true);
+  });
+
   it("unlimited tiers record leases too, up to a per-machine bound", async () => {
     const { token, key } = await licensedCustomer(app, "exec-plus");
     await app.database.db.execute(sql`update licenses set tier = 'plus' where license_key = ${key}`);

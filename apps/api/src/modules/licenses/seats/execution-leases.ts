@@ -387,10 +387,12 @@ export async function endByApp(
   db: Database,
   input: { licenseId: string; machineId: string; leaseId: string },
 ): Promise<{ outcome: "ended"; lease: LeaseRow; now: boolean } | { outcome: "not-found" }> {
+  // Stamped to the millisecond, as every decision under the lock is (its clock is a JavaScript Date): a start that
+  // follows this end in the same millisecond must not be recorded as beginning before it ended.
   const { rows } = (await db.execute(sql`
     with ended as (
       update ${executionLeases}
-      set ended_at = clock_timestamp(),
+      set ended_at = date_trunc('milliseconds', clock_timestamp()),
           end_reason = case when stop_requested_at is null then 'completed' else end_reason end
       where id = ${input.leaseId} and license_id = ${input.licenseId} and machine_id = ${input.machineId}
         and ended_at is null
