@@ -21,18 +21,27 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-/** The database, with every statement it is sent written down in order. */
-function watched(db: Database, log: string[]): Database {
+type Query = Parameters<Database["execute"]>[0];
+
+/** The database, with `execute` (every statement the flush sends) going through `send` first. */
+function intercepted(
+  db: Database,
+  send: (query: Query, execute: (query: Query) => Promise<unknown>) => Promise<unknown>,
+) {
   return new Proxy(db, {
     get(target, name, receiver) {
       if (name !== "execute") return Reflect.get(target, name, receiver);
-      return (query: Parameters<Database["execute"]>[0]) => {
-        log.push("flush statement");
-        return target.execute(query);
-      };
+      return (query: Query) => send(query, (sent) => target.execute(sent));
     },
   });
 }
+
+/** The database, with every statement it is sent written down in order. */
+const watched = (db: Database, log: string[]) =>
+  intercepted(db, (query, execute) => {
+    log.push("flush statement");
+    return execute(query);
+  });
 
 /** A license bound to `machine` by a validation; its id. */
 async function boundLicense(prefix: string, machine: string): Promise<string> {
@@ -125,14 +134,9 @@ describe("a flush that fails part-way", () => {
 
     // The second statement fails once (a dropped connection, a statement timeout), the others go through.
     let statements = 0;
-    const flaky = new Proxy(app.database.db, {
-      get(target, name, receiver) {
-        if (name !== "execute") return Reflect.get(target, name, receiver);
-        return (query: Parameters<Database["execute"]>[0]) => {
-          statements += 1;
-          return statements === 2 ? Promise.reject(new Error("connection lost")) : target.execute(query);
-        };
-      },
+    const flaky = intercepted(app.database.db, (query, execute) => {
+      statements += 1;
+      return statements === 2 ? Promise.reject(new Error("connection lost")) : execute(query);
     });
     const errors: unknown[] = [];
     const recorder = new AttemptRecorder(flaky, (error) => errors.push(error));

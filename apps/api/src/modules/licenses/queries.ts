@@ -253,13 +253,13 @@ async function addValidationAttemptChunk(db: Database, rows: AttemptIncrement[])
     do update set attempts = validation_rollups.attempts + excluded.attempts`);
 }
 
+type SeenMachine = { licenseId: string; machineId: string; at: Date };
+
 /** Last-seen times: the machines', then their licenses', WRITE_CHUNK_ROWS rows a statement (inTurns). */
 export async function touchLastSeen(db: Database, seen: SeenMachine[]) {
   await inTurns(seen, (chunk) => touchMachinesLastSeen(db, chunk));
   await inTurns(seen, (chunk) => touchLicensesLastSeen(db, chunk));
 }
-
-type SeenMachine = { licenseId: string; machineId: string; at: Date };
 
 function seenValues(seen: SeenMachine[]) {
   return sql.join(

@@ -102,34 +102,28 @@ export function notInForce(license: LicenseRow | null, now: Date): "SUSPENDED" |
 }
 type NotInForce = { outcome: "license-not-in-force"; code: "SUSPENDED" | "EXPIRED" | "NOT_FOUND" };
 
+/** The machine's row while it holds a slot of the license (its binding). */
+const bindingOf = (licenseId: string, machineId: string) =>
+  and(eq(machines.licenseId, licenseId), eq(machines.machineId, machineId), eq(machines.status, "active"));
+
 /** The machine's binding (its row) while it holds a slot, else null. */
 async function slotOf(locked: LockedLicense, machineId: string): Promise<{ id: string } | null> {
   const [row] = await locked.tx
     .select({ id: machines.id })
     .from(machines)
-    .where(
-      and(eq(machines.licenseId, locked.license.id), eq(machines.machineId, machineId), eq(machines.status, "active")),
-    );
+    .where(bindingOf(locked.license.id, machineId));
   return row ?? null;
 }
-
-/** The leases that hold a slot of a license: all of them, and this machine's. */
-interface HeldCounts {
-  running: number;
-  onMachine: number;
-}
-
-const countsOf = (held: HeldExecution[], machineId: string): HeldCounts => ({
-  running: held.length,
-  onMachine: held.filter((lease) => lease.machineId === machineId).length,
-});
 
 /**
  * Whether one more lease on this machine would pass the license's limit (null: unlimited, a per-machine bound).
  * roomFor is the same rule in SQL, for a start decided in one statement: the two change together.
  */
-function full({ running, onMachine }: HeldCounts, limit: number | null): boolean {
-  return limit === null ? onMachine >= EXECUTION_RULES.maxPerMachineUnlimited : running >= limit;
+function full(held: HeldExecution[], limit: number | null, machineId: string): boolean {
+  if (limit === null) {
+    return held.filter((lease) => lease.machineId === machineId).length >= EXECUTION_RULES.maxPerMachineUnlimited;
+  }
+  return held.length >= limit;
 }
 const roomFor = (limit: number | null) =>
   limit === null ? sql`held.on_machine < ${EXECUTION_RULES.maxPerMachineUnlimited}` : sql`held.running < ${limit}`;
@@ -171,8 +165,7 @@ export async function startExecution(
   const at = sql`${now.toISOString()}::timestamptz`;
   const { rows } = (await tx.execute(sql`
     with slot as (
-      select id from machines
-      where license_id = ${license.id}::uuid and machine_id = ${input.machineId} and status = 'active'
+      select id from machines where ${bindingOf(license.id, input.machineId)}
     ), earlier as (
       select request_hash, response from idempotency_keys
       where ${
@@ -184,7 +177,7 @@ export async function startExecution(
     ), held as (
       select count(*)::integer as running, (count(*) filter (where machine_id = ${input.machineId}))::integer as on_machine
       from execution_leases
-      where license_id = ${license.id}::uuid and ended_at is null and expires_at > ${at}
+      where license_id = ${license.id}::uuid and ${holdsSlotAt(now)}
     ), started as (
       insert into execution_leases (license_id, machine_id, machine_ref, feature, started_at, last_heartbeat_at, expires_at)
       select ${license.id}::uuid, ${input.machineId}, slot.id, ${input.feature}, ${at}, ${at},
@@ -346,7 +339,7 @@ export async function heartbeatLocked(
       const ended = await endLease(tx, lease, "expired", lease.expiresAt);
       return { outcome: "ended", lease: ended ?? lease };
     }
-    if (full(countsOf(held, input.machineId), limit)) return { outcome: "limit", held, limit: limit ?? held.length };
+    if (full(held, limit, input.machineId)) return { outcome: "limit", held, limit: limit ?? held.length };
   }
   const [updated] = await tx
     .update(executionLeases)
